@@ -1,0 +1,30 @@
+#pragma once
+// Run a scenario through the model: the entry point for the CLI, the bindings and users.
+#include <cstdint>
+#include <functional>
+#include <libsched/scenario/result.hpp>
+#include <libsched/scenario/scenario.hpp>
+#include <optional>
+
+namespace libsched {
+
+struct progress_info {
+    int repetition = 0;  // 0-based
+    int repetitions = 1;
+    sim_time now = 0;    // simulated time reached in this repetition
+    sim_time end = 0;
+};
+
+struct run_options {
+    std::optional<int> repetitions;    // overrides scenario.repetitions
+    std::optional<std::uint64_t> seed; // overrides scenario.seed
+    // Called now and then (every ~100 ms of simulated time) for progress display.
+    std::function<void(const progress_info&)> on_progress;
+};
+
+// Validates the scenario (throws scenario_error) and runs every repetition.
+run_result simulate(const scenario& sc, const run_options& opt = {});
+
+} // namespace libsched
+
+#include <libsched/model/detail/simulate_impl.hpp>

@@ -1,0 +1,67 @@
+#pragma once
+// Results of running a scenario: per repetition, per task and per CPU. Every number is
+// produced by the model; nothing here is filled from a measurement.
+#include <cstdint>
+#include <libsched/sched/types.hpp>
+#include <string>
+#include <vector>
+
+namespace libsched {
+
+struct task_result {
+    std::string name;  // instance name
+    std::string group; // task_spec name
+    int pid = 0;
+    int cpu = 0;       // CPU at the end of the run
+    int nice = 0;      // effective nice at the end (after clamping and renice)
+    bool nice_clamped = false;
+
+    // Precise clock (se.sum_exec_runtime).
+    duration sum_exec_runtime = 0; // whole run
+    duration window_runtime = 0;   // inside the window
+    double share = 0.0;            // window_runtime / window length (of one CPU)
+
+    // /proc/PID/stat fields 14/15 as read at window start and end (USER_HZ ticks).
+    std::int64_t stat_utime_start = 0, stat_utime_end = 0;
+    std::int64_t stat_stime_start = 0, stat_stime_end = 0;
+    // getrusage(RUSAGE_SELF) as the process reads it at exit (or at the end of the run).
+    std::int64_t ru_utime_us = 0;
+    std::int64_t ru_stime_us = 0;
+    // Tick samples (p->utime / p->stime in ticks).
+    std::int64_t utime_ticks = 0;
+    std::int64_t stime_ticks = 0;
+
+    std::uint64_t nvcsw = 0;  // voluntary context switches, whole run
+    std::uint64_t nivcsw = 0; // involuntary
+    std::uint64_t window_nvcsw = 0;
+    std::uint64_t window_nivcsw = 0;
+    std::uint64_t nr_migrations = 0;
+
+    // Wakeup latency: wake (enqueue) -> first run, one entry per wakeup, ns.
+    std::vector<duration> wakeup_latency;
+
+    sim_time started = 0;
+    sim_time exited = -1; // -1: still alive at the end
+};
+
+struct cpu_result {
+    int cpu = 0;
+    duration busy = 0, idle = 0;               // whole run
+    duration window_busy = 0, window_idle = 0; // inside the window
+    std::uint64_t nr_switches = 0;
+};
+
+struct repetition_result {
+    std::uint64_t seed = 0;
+    std::vector<task_result> tasks;
+    std::vector<cpu_result> cpus;
+    std::uint64_t events = 0; // engine events processed
+};
+
+struct run_result {
+    std::string scenario;
+    sim_time window_start = 0, window_end = 0;
+    std::vector<repetition_result> repetitions;
+};
+
+} // namespace libsched

@@ -1,0 +1,99 @@
+#pragma once
+// A scenario: the machine, the tasks and how to measure. Plain data; io/ reads it from
+// TOML, model/ runs it. All times are integer nanoseconds.
+#include <cstdint>
+#include <libsched/sched/calc_delta.hpp>
+#include <libsched/sched/kernel_version.hpp>
+#include <libsched/sched/tunables.hpp>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace libsched {
+
+// SCHED_NORMAL, SCHED_BATCH, SCHED_IDLE: the fair-class policies.
+enum class sched_policy { normal, batch, idle };
+
+// A random (or constant) duration drawn from the simulator's seeded source.
+struct distribution {
+    enum class kind { constant, uniform, exponential };
+    kind type = kind::constant;
+    duration a = 0; // constant: the value; uniform: low bound; exponential: the mean
+    duration b = 0; // uniform: high bound (inclusive)
+};
+
+struct behaviour_spec {
+    enum class kind {
+        burner,   // always runnable
+        periodic, // run `run` ns of CPU, then sleep `sleep` ns, repeat
+        random,   // run and sleep drawn from run_dist / sleep_dist
+    };
+    kind type = kind::burner;
+    duration run = 0;
+    duration sleep = 0;
+    distribution run_dist;
+    distribution sleep_dist;
+};
+
+struct renice_spec {
+    sim_time at = 0;
+    int nice = 0;
+};
+
+struct task_spec {
+    std::string name;   // group name; instances are name, or name.0 .. name.{count-1}
+    int count = 1;
+    int nice = 0;       // as requested; the model clamps to [-20, 19] like setpriority()
+    sched_policy policy = sched_policy::normal;
+    std::vector<int> affinity; // allowed CPUs; empty = all
+    behaviour_spec behaviour;
+    sim_time start = 0;        // fork time of the first instance
+    duration stagger = 0;      // instance i forks at start + i * stagger
+    std::optional<duration> lifetime; // exits lifetime ns after its own start
+    std::optional<sim_time> exit_at;  // exits at this absolute time
+    std::vector<renice_spec> renice;
+};
+
+struct machine_spec {
+    int cpus = 1;
+    int online_cpus = 0; // CPUs the kernel sees for tunable scaling; 0 = cpus
+    int hz = 250;
+    kernel_version kernel{6, 6};
+    tunable_scaling scaling = tunable_scaling::log;
+    // debugfs-style overrides (scaled values, ns); unset = the release's default.
+    std::optional<duration> base_slice_ns;
+    std::optional<duration> latency_ns;
+    std::optional<duration> min_granularity_ns;
+    std::optional<duration> wakeup_granularity_ns;
+    std::map<std::string, bool> features; // feature name -> on/off
+    calc_delta_mode delta_mode = calc_delta_mode::inverse_multiply;
+    // Time from a reschedule request (tick, wakeup) to the pick reading the clock:
+    // interrupt return and __schedule() entry. A machine property, not a fitted value.
+    duration resched_latency_ns = 1'000;
+};
+
+// Reference values a replay compares with (from a measurement write-up).
+struct measured_spec {
+    std::string source;                      // where the numbers come from
+    std::map<std::string, double> share;     // task group -> share of one CPU in the window
+    std::map<std::string, double> ratio;     // task group -> ratio to the reference group
+};
+
+struct scenario {
+    std::string name;
+    std::string description;
+    machine_spec machine;
+    std::vector<task_spec> tasks;
+    duration length = 10 * nsec_per_sec;     // simulated time
+    sim_time window_start = 0;               // measurement window [start, end)
+    std::optional<sim_time> window_end;      // unset = length
+    int repetitions = 1;
+    std::uint64_t seed = 1;                  // repetition r uses seed + r
+    std::string reference;                   // task group for the ratio column
+    measured_spec measured;
+
+    sim_time window_stop() const { return window_end.value_or(length); }
+};
+
+} // namespace libsched

@@ -1,0 +1,66 @@
+#pragma once
+// Scheduler feature flags per kernel release, overridable like debugfs sched/features.
+#include <array>
+#include <cstddef>
+#include <libsched/sched/kernel_version.hpp>
+#include <optional>
+#include <string_view>
+
+namespace libsched {
+
+enum class feature : std::size_t {
+#define LIBSCHED_FEATURE(name, kname, a, b, c, d, def) name,
+#include <libsched/sched/features.def>
+#undef LIBSCHED_FEATURE
+    count_
+};
+
+inline constexpr std::size_t feature_count = static_cast<std::size_t>(feature::count_);
+
+struct feature_info {
+    std::string_view name;        // lower_snake_case, as used in scenario files
+    std::string_view kernel_name; // as in /sys/kernel/debug/sched/features
+    kernel_version first;
+    kernel_version last; // {0, 0}: still present in the newest modelled release
+    bool default_on;
+};
+
+inline constexpr std::array<feature_info, feature_count> feature_table = {{
+#define LIBSCHED_FEATURE(name, kname, a, b, c, d, def)                                         \
+    {#name, #kname, kernel_version{a, b}, kernel_version{c, d}, def},
+#include <libsched/sched/features.def>
+#undef LIBSCHED_FEATURE
+}};
+
+inline constexpr const feature_info& info(feature f) {
+    return feature_table[static_cast<std::size_t>(f)];
+}
+
+// Whether release v has the feature at all (a flag it lacks cannot be switched on).
+inline constexpr bool feature_exists(feature f, kernel_version v) {
+    const auto& fi = info(f);
+    return v >= fi.first && (fi.last == kernel_version{0, 0} || v <= fi.last);
+}
+
+inline std::optional<feature> feature_by_name(std::string_view n) {
+    for (std::size_t i = 0; i < feature_count; ++i)
+        if (feature_table[i].name == n || feature_table[i].kernel_name == n)
+            return static_cast<feature>(i);
+    return std::nullopt;
+}
+
+class sched_features {
+public:
+    sched_features() = default;
+    explicit sched_features(kernel_version v) {
+        for (std::size_t i = 0; i < feature_count; ++i)
+            on_[i] = feature_exists(static_cast<feature>(i), v) && feature_table[i].default_on;
+    }
+    bool operator()(feature f) const { return on_[static_cast<std::size_t>(f)]; }
+    void set(feature f, bool on) { on_[static_cast<std::size_t>(f)] = on; }
+
+private:
+    std::array<bool, feature_count> on_{};
+};
+
+} // namespace libsched

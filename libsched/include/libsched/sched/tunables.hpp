@@ -1,0 +1,63 @@
+#pragma once
+// Scheduler tunables with their CPU-count scaling (fair.c get_update_sysctl_factor,
+// update_sysctl, sched_update_scaling). Every value is in nanoseconds unless named.
+#include <algorithm>
+#include <bit>
+#include <libsched/sched/kernel_version.hpp>
+#include <libsched/sched/types.hpp>
+
+namespace libsched {
+
+enum class tunable_scaling { none = 0, log = 1, linear = 2 };
+
+struct sched_tunables {
+    int hz = 250;                               // CONFIG_HZ
+    duration tick_nsec = nsec_per_sec / 250;    // TICK_NSEC
+    tunable_scaling scaling = tunable_scaling::log;
+    unsigned factor = 1;                        // 1 + ilog2(min(cpus, 8)) for log scaling
+    // EEVDF (6.6+): base slice, already multiplied by factor (debugfs base_slice_ns).
+    duration base_slice = 750'000;
+    // Old CFS (< 6.6), scaled values as in debugfs.
+    duration latency = 6'000'000;
+    duration min_granularity = 750'000;
+    duration wakeup_granularity = 1'000'000;
+    duration idle_min_granularity = 750'000; // 5.15+, not scaled
+    unsigned nr_latency = 8;                 // sched_nr_latency
+};
+
+// get_update_sysctl_factor(): cpus = min(online, 8).
+inline constexpr unsigned sysctl_factor(tunable_scaling s, int online_cpus) {
+    const unsigned cpus = static_cast<unsigned>(std::clamp(online_cpus, 1, 8));
+    switch (s) {
+    case tunable_scaling::none:
+        return 1;
+    case tunable_scaling::linear:
+        return cpus;
+    case tunable_scaling::log:
+    default:
+        return 1 + static_cast<unsigned>(std::bit_width(cpus) - 1);
+    }
+}
+
+// normalized_sysctl_sched_base_slice: 0.75 ms, 0.70 ms from 6.15 (commit 2ae891b82695).
+inline constexpr duration normalized_base_slice(kernel_version v) {
+    return v >= kernel_version{6, 15} ? 700'000 : 750'000;
+}
+
+inline constexpr sched_tunables default_tunables(kernel_version v, int online_cpus, int hz,
+                                                 tunable_scaling s = tunable_scaling::log) {
+    sched_tunables t;
+    t.hz = hz;
+    t.tick_nsec = (nsec_per_sec + hz / 2) / hz; // TICK_NSEC rounds to nearest
+    t.scaling = s;
+    t.factor = sysctl_factor(s, online_cpus);
+    t.base_slice = normalized_base_slice(v) * t.factor;
+    t.latency = 6'000'000 * static_cast<duration>(t.factor);
+    t.min_granularity = 750'000 * static_cast<duration>(t.factor);
+    t.wakeup_granularity = 1'000'000 * static_cast<duration>(t.factor);
+    t.idle_min_granularity = 750'000;
+    t.nr_latency = static_cast<unsigned>((t.latency + t.min_granularity - 1) / t.min_granularity);
+    return t;
+}
+
+} // namespace libsched
