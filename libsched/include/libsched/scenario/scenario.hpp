@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <libsched/sched/calc_delta.hpp>
 #include <libsched/sched/kernel_version.hpp>
+#include <libsched/sched/sched_policy.hpp>
 #include <libsched/sched/tunables.hpp>
 #include <map>
 #include <optional>
@@ -11,9 +12,6 @@
 #include <vector>
 
 namespace libsched {
-
-// SCHED_NORMAL, SCHED_BATCH, SCHED_IDLE: the fair-class policies.
-enum class sched_policy { normal, batch, idle };
 
 // A random (or constant) duration drawn from the simulator's seeded source.
 struct distribution {

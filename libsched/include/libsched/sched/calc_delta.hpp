@@ -30,14 +30,14 @@ inline constexpr void update_inv_weight(load_weight& lw) {
 
 // mul_u64_u32_shr(): 64x32 -> 96-bit product, shifted, truncated.
 inline constexpr u64 mul_u64_u32_shr(u64 a, u32 mul, unsigned shift) {
-    return static_cast<u64>((static_cast<unsigned __int128>(a) * mul) >> shift);
+    return static_cast<u64>((static_cast<u128>(a) * mul) >> shift);
 }
 
 // __calc_delta(): delta * weight / lw->weight.
 inline constexpr u64 calc_delta(u64 delta, u64 weight, load_weight& lw,
                                 calc_delta_mode mode = calc_delta_mode::inverse_multiply) {
     if (mode == calc_delta_mode::exact_division) {
-        return static_cast<u64>(static_cast<unsigned __int128>(delta) * weight / lw.weight);
+        return static_cast<u64>(static_cast<u128>(delta) * weight / lw.weight);
     }
     u64 fact = scale_load_down(weight);
     int shift = wmult_shift;

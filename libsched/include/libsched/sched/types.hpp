@@ -7,6 +7,9 @@ namespace libsched {
 using u64 = std::uint64_t;
 using s64 = std::int64_t;
 using u32 = std::uint32_t;
+// 128-bit intermediates (mul_u64_u32_shr, div64); __extension__ keeps -Wpedantic quiet.
+__extension__ using u128 = unsigned __int128;
+__extension__ using s128 = __int128;
 
 // Absolute simulated time and durations, in real nanoseconds.
 using sim_time = std::int64_t;

@@ -1,0 +1,127 @@
+#pragma once
+// Old CFS entity rules (kernel/sched/fair.c before 6.6, modelled on 5.15/6.1): period and
+// slice, sleeper credit and START_DEBIT, tick and wakeup preemption, buddies.
+#include <libsched/sched/cfs_rq.hpp>
+#include <libsched/sched/fair_params.hpp>
+
+namespace libsched::cfs {
+
+// __sched_period(): sched_latency, stretched to nr * min_granularity past sched_nr_latency.
+inline u64 sched_period(const fair_params& p, u64 nr_running) {
+    if (nr_running > p.tun.nr_latency)
+        return nr_running * static_cast<u64>(p.tun.min_granularity);
+    return static_cast<u64>(p.tun.latency);
+}
+
+// sched_slice(): the entity's weighted share of the period. With ALT_PERIOD (5.13+) the
+// period counts the tasks on the CPU (rq->cfs.h_nr_running), here the queue's tasks.
+inline u64 sched_slice(const fair_params& p, const cfs_rq& q, const sched_entity& se) {
+    const u64 nr = q.nr_queued + (se.on_rq ? 0u : 1u);
+    u64 slice = sched_period(p, nr);
+    load_weight lw = q.load;
+    if (!se.on_rq) {
+        lw.weight += se.load.weight;
+        lw.inv_weight = 0;
+    }
+    slice = calc_delta(slice, se.load.weight, lw, p.delta_mode);
+    if (p.feat(feature::base_slice)) {
+        const bool idle = se.load.weight == scale_load(weight_idleprio);
+        const u64 min_gran = static_cast<u64>(idle ? p.tun.idle_min_granularity
+                                                   : p.tun.min_granularity);
+        slice = std::max(slice, min_gran);
+    }
+    return slice;
+}
+
+// sched_vslice(): the slice in the entity's virtual time.
+inline u64 sched_vslice(const fair_params& p, const cfs_rq& q, sched_entity& se) {
+    return p.delta_fair(sched_slice(p, q, se), se);
+}
+
+// place_entity(): new tasks start a virtual slice behind min_vruntime (START_DEBIT);
+// sleepers get at most latency/2 of credit (GENTLE_FAIR_SLEEPERS) and never move back.
+inline void place_entity(const fair_params& p, cfs_rq& q, sched_entity& se, bool initial,
+                         bool sched_idle) {
+    u64 v = q.min_vruntime;
+    if (initial && p.feat(feature::start_debit))
+        v += sched_vslice(p, q, se);
+    if (!initial) {
+        u64 thresh = static_cast<u64>(sched_idle ? p.tun.min_granularity : p.tun.latency);
+        if (p.feat(feature::gentle_fair_sleepers))
+            thresh >>= 1;
+        v -= thresh;
+    }
+    se.vruntime = vtime_max(se.vruntime, v);
+}
+
+// wakeup_gran(): the wakeup granularity in the wakee's virtual time.
+inline u64 wakeup_gran(const fair_params& p, sched_entity& se) {
+    return p.delta_fair(static_cast<u64>(p.tun.wakeup_granularity), se);
+}
+
+// wakeup_preempt_entity(): 1 if se is far enough left of curr to preempt it, -1 if it is
+// not left at all, 0 in between.
+inline int wakeup_preempt_entity(const fair_params& p, const sched_entity& curr,
+                                 sched_entity& se) {
+    const s64 vdiff = static_cast<s64>(curr.vruntime - se.vruntime);
+    if (vdiff <= 0)
+        return -1;
+    if (static_cast<u64>(vdiff) > wakeup_gran(p, se))
+        return 1;
+    return 0;
+}
+
+inline void clear_buddies(cfs_rq& q, const sched_entity& se) {
+    if (q.last == &se)
+        q.last = nullptr;
+    if (q.next == &se)
+        q.next = nullptr;
+    if (q.skip == &se)
+        q.skip = nullptr;
+}
+
+// pick_next_entity(): the leftmost (or curr if further left), then the buddies.
+inline sched_entity* pick_next_entity(const fair_params& p, cfs_rq& q, sched_entity* curr) {
+    sched_entity* left = q.tasks_timeline.first();
+    if (left == nullptr || (curr != nullptr && vtime_before(curr->vruntime, left->vruntime)))
+        left = curr;
+    sched_entity* se = left;
+    if (q.skip != nullptr && q.skip == se) {
+        sched_entity* second = nullptr;
+        if (se == curr) {
+            second = q.tasks_timeline.first();
+        } else {
+            second = q.tasks_timeline.next(*se);
+            if (second == nullptr ||
+                (curr != nullptr && vtime_before(curr->vruntime, second->vruntime)))
+                second = curr;
+        }
+        if (second != nullptr && wakeup_preempt_entity(p, *second, *left) < 1)
+            se = second;
+    }
+    if (q.next != nullptr && wakeup_preempt_entity(p, *q.next, *left) < 1)
+        se = q.next;
+    else if (q.last != nullptr && wakeup_preempt_entity(p, *q.last, *left) < 1)
+        se = q.last;
+    return se;
+}
+
+// check_preempt_tick(): resched once curr ran more than its ideal slice, or (after
+// min_granularity) once it is more than a slice of vruntime ahead of the leftmost.
+inline bool check_preempt_tick(const fair_params& p, cfs_rq& q, sched_entity& curr) {
+    const u64 ideal = sched_slice(p, q, curr);
+    const u64 ran = static_cast<u64>(curr.sum_exec_runtime - curr.prev_sum_exec_runtime);
+    if (ran > ideal) {
+        clear_buddies(q, curr);
+        return true;
+    }
+    if (ran < static_cast<u64>(p.tun.min_granularity))
+        return false;
+    const sched_entity* se = q.tasks_timeline.first();
+    if (se == nullptr)
+        return false;
+    const s64 delta = static_cast<s64>(curr.vruntime - se->vruntime);
+    return delta > 0 && static_cast<u64>(delta) > ideal;
+}
+
+} // namespace libsched::cfs

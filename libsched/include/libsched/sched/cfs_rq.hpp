@@ -1,0 +1,136 @@
+#pragma once
+// struct cfs_rq (kernel/sched/sched.h) and the bookkeeping behind V, the load-weighted
+// average vruntime (fair.c avg_vruntime_add/sub/update, avg_vruntime, vruntime_eligible,
+// update_min_vruntime), as kernels 6.6-6.18 keep it relative to min_vruntime.
+#include <libsched/sched/calc_delta.hpp>
+#include <libsched/sched/detail/timeline.hpp>
+
+namespace libsched {
+
+struct cfs_rq {
+    detail::timeline tasks_timeline;
+    sched_entity* curr = nullptr; // running entity; kept outside the tree
+    sched_entity* next = nullptr; // buddies
+    sched_entity* last = nullptr; // old CFS LAST_BUDDY
+    sched_entity* skip = nullptr; // old CFS yield
+
+    load_weight load;          // all queued entities, curr and delayed ones included
+    unsigned nr_queued = 0;    // nr_running before 6.14; delayed entities count
+    unsigned nr_delayed = 0;   // 6.12+ h_nr_delayed
+
+    // Sum of (vruntime - min_vruntime) * w and sum of w over the tree, w at 1024
+    // resolution (scale_load_down). Curr is added on the fly by readers.
+    s64 avg_vruntime_sum = 0;
+    u64 avg_load = 0;
+
+    // Starts just below zero so that wraparound paths run early (init_cfs_rq).
+    u64 min_vruntime = static_cast<u64>(-(s64{1} << 20));
+
+    explicit cfs_rq(bool eevdf = true) : tasks_timeline(eevdf) {}
+    cfs_rq(const cfs_rq&) = delete;
+    cfs_rq& operator=(const cfs_rq&) = delete;
+};
+
+// update_load_add/sub/set: a changed sum needs a new inverse.
+inline void update_load_add(load_weight& lw, u64 inc) {
+    lw.weight += inc;
+    lw.inv_weight = 0;
+}
+inline void update_load_sub(load_weight& lw, u64 dec) {
+    lw.weight -= dec;
+    lw.inv_weight = 0;
+}
+
+inline s64 entity_key(const cfs_rq& q, const sched_entity& se) {
+    return static_cast<s64>(se.vruntime - q.min_vruntime);
+}
+
+inline void avg_vruntime_add(cfs_rq& q, const sched_entity& se) {
+    const u64 w = scale_load_down(se.load.weight);
+    q.avg_vruntime_sum += entity_key(q, se) * static_cast<s64>(w);
+    q.avg_load += w;
+}
+inline void avg_vruntime_sub(cfs_rq& q, const sched_entity& se) {
+    const u64 w = scale_load_down(se.load.weight);
+    q.avg_vruntime_sum -= entity_key(q, se) * static_cast<s64>(w);
+    q.avg_load -= w;
+}
+// min_vruntime moved by delta: keep V where it was.
+inline void avg_vruntime_update(cfs_rq& q, s64 delta) {
+    q.avg_vruntime_sum -= static_cast<s64>(q.avg_load) * delta;
+}
+
+// avg_vruntime(): V, rounded towards -inf so that an entity exactly at V is eligible.
+inline u64 avg_vruntime(const cfs_rq& q) {
+    s64 avg = q.avg_vruntime_sum;
+    s64 load = static_cast<s64>(q.avg_load);
+    if (const sched_entity* c = q.curr; c && c->on_rq) {
+        const s64 w = static_cast<s64>(scale_load_down(c->load.weight));
+        avg += entity_key(q, *c) * w;
+        load += w;
+    }
+    if (load != 0) {
+        if (avg < 0)
+            avg -= load - 1;
+        avg /= load;
+    }
+    return q.min_vruntime + static_cast<u64>(avg);
+}
+
+// vruntime_eligible(): lag >= 0 without a division, exactly as the kernel compares.
+inline bool vruntime_eligible(const cfs_rq& q, u64 vruntime) {
+    s64 avg = q.avg_vruntime_sum;
+    s64 load = static_cast<s64>(q.avg_load);
+    if (const sched_entity* c = q.curr; c && c->on_rq) {
+        const s64 w = static_cast<s64>(scale_load_down(c->load.weight));
+        avg += entity_key(q, *c) * w;
+        load += w;
+    }
+    return avg >= static_cast<s64>(vruntime - q.min_vruntime) * load;
+}
+
+inline bool entity_eligible(const cfs_rq& q, const sched_entity& se) {
+    return vruntime_eligible(q, se.vruntime);
+}
+
+// __enqueue_entity / __dequeue_entity: the raw tree plus the weighted sums.
+inline void timeline_insert(cfs_rq& q, sched_entity& se) {
+    avg_vruntime_add(q, se);
+    q.tasks_timeline.insert(se);
+}
+inline void timeline_erase(cfs_rq& q, sched_entity& se) {
+    q.tasks_timeline.erase(se);
+    avg_vruntime_sub(q, se);
+}
+
+// update_min_vruntime(): the smallest of curr and the tree, never moving backwards.
+inline void update_min_vruntime(cfs_rq& q) {
+    const sched_entity* se = q.tasks_timeline.root();
+    const sched_entity* c = q.curr;
+    u64 v = q.min_vruntime;
+    if (c != nullptr) {
+        if (c->on_rq)
+            v = c->vruntime;
+        else
+            c = nullptr;
+    }
+    if (se != nullptr)
+        v = c == nullptr ? se->subtree_min_vruntime : vtime_min(v, se->subtree_min_vruntime);
+    const s64 delta = static_cast<s64>(v - q.min_vruntime);
+    if (delta > 0) {
+        avg_vruntime_update(q, delta);
+        q.min_vruntime = v;
+    }
+}
+
+// account_entity_enqueue / account_entity_dequeue
+inline void account_entity_enqueue(cfs_rq& q, sched_entity& se) {
+    update_load_add(q.load, se.load.weight);
+    ++q.nr_queued;
+}
+inline void account_entity_dequeue(cfs_rq& q, sched_entity& se) {
+    update_load_sub(q.load, se.load.weight);
+    --q.nr_queued;
+}
+
+} // namespace libsched

@@ -1,0 +1,186 @@
+#pragma once
+// tasks_timeline: an intrusive red-black tree of sched_entity (Boost.Intrusive
+// rbtree_algorithms) with the kernel's augmentation, the minimum vruntime per subtree.
+//
+// Boost.Intrusive has no augmentation callbacks. The node traits record every node whose
+// child links are written during an insert or erase (rotations included); afterwards each
+// recorded node is recomputed and the change is carried upwards while values change. A
+// node's value is only stale if its children changed, or a child's value changed, and
+// both cases are covered, whatever order the rebalancing wrote the links in.
+#include <array>
+#include <boost/intrusive/rbtree_algorithms.hpp>
+#include <libsched/sched/sched_entity.hpp>
+
+namespace libsched::detail {
+
+struct dirty_log {
+    static constexpr std::size_t capacity = 96;
+    std::array<rb_node*, capacity> nodes{};
+    std::size_t count = 0;
+    bool overflow = false;
+    void mark(rb_node* n) {
+        if (count < capacity)
+            nodes[count++] = n;
+        else
+            overflow = true;
+    }
+};
+
+inline thread_local dirty_log timeline_dirty;
+
+struct timeline_node_traits {
+    using node = rb_node;
+    using node_ptr = rb_node*;
+    using const_node_ptr = const rb_node*;
+    using color = int;
+    static node_ptr get_parent(const_node_ptr n) { return n->parent; }
+    static void set_parent(node_ptr n, node_ptr p) { n->parent = p; }
+    static node_ptr get_left(const_node_ptr n) { return n->left; }
+    static void set_left(node_ptr n, node_ptr l) {
+        n->left = l;
+        timeline_dirty.mark(n);
+    }
+    static node_ptr get_right(const_node_ptr n) { return n->right; }
+    static void set_right(node_ptr n, node_ptr r) {
+        n->right = r;
+        timeline_dirty.mark(n);
+    }
+    static color get_color(const_node_ptr n) { return n->color; }
+    static void set_color(node_ptr n, color c) { n->color = c; }
+    static color black() { return 0; }
+    static color red() { return 1; }
+};
+
+inline sched_entity* entity(rb_node* n) { return static_cast<sched_entity*>(n); }
+inline const sched_entity* entity(const rb_node* n) { return static_cast<const sched_entity*>(n); }
+
+class timeline {
+    using algo = boost::intrusive::rbtree_algorithms<timeline_node_traits>;
+
+public:
+    // The kernel orders the tree by vruntime (CFS, EEVDF 6.6-6.7) or by deadline (6.8+).
+    explicit timeline(bool by_deadline = true) : by_deadline_(by_deadline) {
+        header_.is_header = true;
+        algo::init_header(&header_);
+    }
+    timeline(const timeline&) = delete;
+    timeline& operator=(const timeline&) = delete;
+
+    bool by_deadline() const { return by_deadline_; }
+    void set_order(bool by_deadline) { by_deadline_ = by_deadline; } // only while empty
+
+    bool empty() const { return header_.parent == nullptr; }
+    std::size_t size() const { return size_; }
+
+    // rb_add_cached: an entity equal to others goes to their right (FIFO among equals).
+    void insert(sched_entity& se) {
+        se.left = se.right = se.parent = nullptr;
+        se.subtree_min_vruntime = se.vruntime;
+        timeline_dirty.count = 0;
+        timeline_dirty.overflow = false;
+        algo::insert_equal_upper_bound(&header_, &se, [this](const rb_node* a, const rb_node* b) {
+            return before(*entity(a), *entity(b));
+        });
+        ++size_;
+        fix_augmented();
+    }
+
+    void erase(sched_entity& se) {
+        timeline_dirty.count = 0;
+        timeline_dirty.overflow = false;
+        algo::erase(&header_, &se);
+        se.left = se.right = se.parent = nullptr;
+        --size_;
+        fix_augmented();
+    }
+
+    // __pick_first_entity: the leftmost node, nullptr if empty.
+    sched_entity* first() const {
+        return empty() ? nullptr : const_cast<sched_entity*>(entity(header_.left));
+    }
+    // __pick_root_entity
+    sched_entity* root() const {
+        return empty() ? nullptr : const_cast<sched_entity*>(entity(header_.parent));
+    }
+    // __pick_next_entity: in-order successor, nullptr at the end.
+    sched_entity* next(const sched_entity& se) const {
+        rb_node* n = algo::next_node(const_cast<sched_entity*>(&se));
+        return n == &header_ ? nullptr : entity(n);
+    }
+
+    bool before(const sched_entity& a, const sched_entity& b) const {
+        return by_deadline_ ? vtime_before(a.deadline, b.deadline)
+                            : vtime_before(a.vruntime, b.vruntime);
+    }
+
+    // Checks links, order and the augmented values (for tests): O(n).
+    bool verify() const {
+        std::size_t n = 0;
+        return verify_subtree(header_.parent, n) && n == size_ &&
+               (empty() || header_.parent->parent == &header_);
+    }
+
+private:
+    static bool recompute(rb_node* n) {
+        u64 m = entity(n)->vruntime;
+        if (n->left)
+            m = vtime_min(m, n->left->subtree_min_vruntime);
+        if (n->right)
+            m = vtime_min(m, n->right->subtree_min_vruntime);
+        const bool changed = m != n->subtree_min_vruntime;
+        n->subtree_min_vruntime = m;
+        return changed;
+    }
+
+    void propagate(rb_node* n) {
+        if (n == nullptr || n->is_header || n->parent == nullptr)
+            return; // header, or a node that has just left the tree
+        bool changed = recompute(n);
+        while (changed && !n->parent->is_header) {
+            n = n->parent;
+            changed = recompute(n);
+        }
+    }
+
+    void fix_augmented() {
+        if (timeline_dirty.overflow) {
+            recompute_all(header_.parent);
+            return;
+        }
+        for (std::size_t i = 0; i < timeline_dirty.count; ++i)
+            propagate(timeline_dirty.nodes[i]);
+    }
+
+    static void recompute_all(rb_node* n) {
+        if (n == nullptr)
+            return;
+        recompute_all(n->left);
+        recompute_all(n->right);
+        recompute(n);
+    }
+
+    bool verify_subtree(const rb_node* n, std::size_t& count) const {
+        if (n == nullptr)
+            return true;
+        ++count;
+        u64 m = entity(n)->vruntime;
+        for (const rb_node* c : {n->left, n->right}) {
+            if (c == nullptr)
+                continue;
+            if (c->parent != n || !verify_subtree(c, count))
+                return false;
+            m = vtime_min(m, c->subtree_min_vruntime);
+        }
+        if (n->left && before(*entity(n), *entity(n->left)))
+            return false;
+        if (n->right && before(*entity(n->right), *entity(n)))
+            return false;
+        return m == n->subtree_min_vruntime;
+    }
+
+    rb_node header_;
+    std::size_t size_ = 0;
+    bool by_deadline_;
+};
+
+} // namespace libsched::detail

@@ -1,0 +1,141 @@
+#pragma once
+// EEVDF entity rules (kernel/sched/fair.c, 6.6 and later): lag, deadline, placement and
+// the pick. Release differences are named where they apply.
+#include <algorithm>
+#include <libsched/sched/cfs_rq.hpp>
+#include <libsched/sched/fair_params.hpp>
+
+namespace libsched::eevdf {
+
+// update_entity_lag(): vlag = V - vruntime, clamped to the entity's virtual
+// max(2 * slice, TICK_NSEC).
+inline void update_entity_lag(const fair_params& p, cfs_rq& q, sched_entity& se) {
+    const s64 vlag = static_cast<s64>(avg_vruntime(q) - se.vruntime);
+    const u64 span = std::max<u64>(2 * static_cast<u64>(se.slice), static_cast<u64>(p.tun.tick_nsec));
+    const s64 limit = static_cast<s64>(p.delta_fair(span, se));
+    se.vlag = std::clamp(vlag, -limit, limit);
+}
+
+// update_deadline(): once vruntime reaches the deadline a new request starts from the
+// current vruntime (overshoot is forgiven). Returns true when the request was used up.
+inline bool update_deadline(const fair_params& p, sched_entity& se) {
+    if (vtime_before(se.vruntime, se.deadline))
+        return false;
+    if (!se.custom_slice)
+        se.slice = p.tun.base_slice;
+    se.deadline = se.vruntime + p.delta_fair(static_cast<u64>(se.slice), se);
+    return true;
+}
+
+// cfs_rq_min_slice(): every entity requests the base slice (custom slices through
+// sched_attr are not modelled), so the shortest queued slice is the base slice.
+inline duration cfs_rq_min_slice(const fair_params& p) { return p.tun.base_slice; }
+
+// 6.17+ set_protect_slice(): the end of the slice the entity may run undisturbed.
+inline void set_protect_slice(const fair_params& p, sched_entity& se) {
+    duration slice = p.feat(feature::run_to_parity) ? cfs_rq_min_slice(p)
+                                                    : normalized_base_slice(p.version);
+    slice = std::min(slice, se.slice);
+    u64 vprot = se.deadline;
+    if (slice != se.slice)
+        vprot = vtime_min(vprot, se.vruntime + p.delta_fair(static_cast<u64>(slice), se));
+    se.vprot = vprot;
+}
+
+// protect_slice() (6.17+) or the vlag == deadline marker (6.6-6.16).
+inline bool curr_protected(const fair_params& p, const sched_entity& curr) {
+    if (p.since(6, 17))
+        return static_cast<s64>(curr.vprot - curr.vruntime) > 0;
+    return p.feat(feature::run_to_parity) && static_cast<u64>(curr.vlag) == curr.deadline;
+}
+
+// Cancels the run-to-parity protection of curr (PREEMPT_SHORT).
+inline void cancel_protect_slice(const fair_params& p, sched_entity& curr) {
+    if (p.since(6, 17))
+        curr.vprot = curr.vruntime;
+    else
+        curr.vlag = static_cast<s64>(curr.deadline + 1);
+}
+
+// place_entity(): vruntime = V - lag, the saved lag inflated so that it survives the
+// entity's own effect on V; deadline one virtual slice later (half for new tasks).
+inline void place_entity(const fair_params& p, cfs_rq& q, sched_entity& se, unsigned flags) {
+    const u64 v = avg_vruntime(q);
+    s64 lag = 0;
+    if (!se.custom_slice)
+        se.slice = p.tun.base_slice;
+    u64 vslice = p.delta_fair(static_cast<u64>(se.slice), se);
+
+    // 6.12+ also skips a zero lag; the result is the same.
+    if (p.feat(feature::place_lag) && q.nr_queued > 0 && se.vlag != 0) {
+        u64 load = q.avg_load;
+        if (q.curr != nullptr && q.curr->on_rq)
+            load += scale_load_down(q.curr->load.weight);
+        lag = se.vlag * static_cast<s64>(load + scale_load_down(se.load.weight));
+        if (load == 0)
+            load = 1;
+        lag /= static_cast<s64>(load); // div_s64 truncates toward zero, as does C++
+    }
+    se.vruntime = v - static_cast<u64>(lag);
+
+    if (se.rel_deadline) { // 6.12+ PLACE_REL_DEADLINE
+        se.deadline += se.vruntime;
+        se.rel_deadline = false;
+        return;
+    }
+    if (p.feat(feature::place_deadline_initial) && (flags & enqueue::initial))
+        vslice /= 2;
+    se.deadline = se.vruntime + vslice;
+}
+
+// pick_eevdf(): the eligible entity with the earliest virtual deadline, curr included,
+// unless curr is still protected (RUN_TO_PARITY). The tree is ordered by deadline and
+// augmented with the minimum vruntime (6.8+); 6.6-6.7 ordered by vruntime and searched
+// by min_deadline, with the same result except the order among equal deadlines.
+inline sched_entity* pick_eevdf(const fair_params& p, cfs_rq& q, bool protect = true) {
+    sched_entity* first = q.tasks_timeline.first();
+    sched_entity* curr = q.curr;
+    sched_entity* best = nullptr;
+
+    if (p.since(6, 8) && q.nr_queued == 1)
+        return curr != nullptr && curr->on_rq ? curr : first;
+
+    if (curr != nullptr && (!curr->on_rq || !entity_eligible(q, *curr)))
+        curr = nullptr;
+    if (curr != nullptr && protect && curr_protected(p, *curr))
+        return curr;
+
+    if (first != nullptr && entity_eligible(q, *first)) {
+        best = first;
+    } else {
+        const detail::rb_node* node = q.tasks_timeline.root();
+        while (node != nullptr) {
+            const detail::rb_node* left = node->left;
+            if (left != nullptr && vruntime_eligible(q, left->subtree_min_vruntime)) {
+                node = left;
+                continue;
+            }
+            sched_entity* se = const_cast<sched_entity*>(detail::entity(node));
+            if (entity_eligible(q, *se)) {
+                best = se;
+                break;
+            }
+            node = node->right;
+        }
+    }
+    if (best == nullptr || (curr != nullptr && vtime_before(curr->deadline, best->deadline)))
+        best = curr;
+    return best != nullptr ? best : first; // the kernel's "EEVDF scheduling fail" fallback
+}
+
+// do_preempt_short() (6.12+): a wakee with a shorter slice may cut curr's protection.
+inline bool do_preempt_short(const fair_params& p, cfs_rq& q, const sched_entity& pse,
+                             const sched_entity& se) {
+    if (!p.feat(feature::preempt_short) || pse.slice >= se.slice)
+        return false;
+    if (!entity_eligible(q, pse))
+        return false;
+    return vtime_before(pse.deadline, se.deadline) || !entity_eligible(q, se);
+}
+
+} // namespace libsched::eevdf

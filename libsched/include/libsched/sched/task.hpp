@@ -1,0 +1,50 @@
+#pragma once
+// The scheduler's view of a task (struct task_struct): its entity, policy, CPU and the
+// counters user space reads. Workload behaviour lives in model/, not here.
+#include <libsched/sched/sched_entity.hpp>
+#include <libsched/sched/sched_policy.hpp>
+#include <vector>
+
+namespace libsched {
+
+enum class task_state {
+    not_started,
+    runnable, // TASK_RUNNING: queued or on a CPU
+    sleeping, // blocked (possibly still queued as sched_delayed on 6.12+)
+    dead,
+};
+
+// prev_cputime: what cputime_adjust last reported, so reports never go backwards.
+struct prev_cputime {
+    duration utime = 0;
+    duration stime = 0;
+};
+
+struct task {
+    sched_entity se;
+    int pid = 0;
+    int cpu = 0;
+    int nice = 0; // effective (clamped) nice
+    sched_policy policy = sched_policy::normal;
+    task_state state = task_state::not_started;
+    std::vector<bool> cpus_allowed; // empty = every CPU
+
+    // Tick-sampled times (p->utime / p->stime), ns, in whole ticks.
+    duration utime = 0;
+    duration stime = 0;
+    prev_cputime prev_cputime_proc;    // /proc reads and getrusage share signal->prev_cputime
+    std::uint64_t nvcsw = 0;  // voluntary context switches
+    std::uint64_t nivcsw = 0; // involuntary
+
+    task() { se.task_of = this; }
+    task(const task&) = delete;
+    task& operator=(const task&) = delete;
+
+    bool allowed_on(int c) const {
+        return cpus_allowed.empty() ||
+               (c >= 0 && static_cast<std::size_t>(c) < cpus_allowed.size() &&
+                cpus_allowed[static_cast<std::size_t>(c)]);
+    }
+};
+
+} // namespace libsched
