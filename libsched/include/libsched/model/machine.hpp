@@ -135,7 +135,8 @@ private:
 
     rq& rq_of(const task& t) { return *rqs_[static_cast<std::size_t>(t.cpu)]; }
     sim_time now() const { return sim_.now(); }
-    void update_rq_clock(rq& r) { r.clock_task = now(); }
+    // update_rq_clock(): the task clock runs behind the wall clock by the IRQ time.
+    void update_rq_clock(rq& r) { r.clock_task = now() - r.irq_time; }
 
     void create_tasks() {
         std::vector<int> assigned(static_cast<std::size_t>(sc_.machine.cpus), 0);
@@ -207,8 +208,8 @@ private:
             fair_.dequeue_task(r, *prev, flags);
             switch_count = &prev->nvcsw;
         }
-        r.need_resched = false;
         task* next = fair_.pick_next_task(r, prev);
+        r.need_resched = false; // clear_tsk_need_resched(prev): after the pick, as the kernel
         if (next == prev)
             return;
         ++r.nr_switches;
@@ -380,6 +381,9 @@ private:
             r.curr->utime += fair_.params().tun.tick_nsec;
             fair_.task_tick(r, *r.curr);
             maybe_resched(r);
+            // irqtime_account_irq() at the interrupt's exit: later clock reads lose it.
+            if (sc_.machine.irq_time_accounting)
+                r.irq_time += sc_.machine.tick_irq_ns;
         }
         sim_.schedule_in(fair_.params().tun.tick_nsec, event_priority::tick, tick_h_, cpu);
     }
@@ -396,7 +400,7 @@ private:
         const rq& r = rq_of(t);
         duration rt = t.se.sum_exec_runtime;
         if (r.curr == &t)
-            rt += now() - t.se.exec_start;
+            rt += now() - r.irq_time - t.se.exec_start;
         return rt;
     }
 
@@ -483,6 +487,7 @@ private:
             cr.window_busy = cpus_[c].busy_at_end - cpus_[c].busy_at_start;
             cr.window_idle = window - cr.window_busy;
             cr.nr_switches = rqs_[c]->nr_switches;
+            cr.irq = rqs_[c]->irq_time;
             out.cpus.push_back(cr);
         }
         out.events = sim_.events_processed();

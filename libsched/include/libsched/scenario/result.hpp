@@ -48,6 +48,7 @@ struct cpu_result {
     int cpu = 0;
     duration busy = 0, idle = 0;               // whole run
     duration window_busy = 0, window_idle = 0; // inside the window
+    duration irq = 0; // interrupt time left out of the tasks' runtime (IRQ time accounting)
     std::uint64_t nr_switches = 0;
 };
 

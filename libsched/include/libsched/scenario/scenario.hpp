@@ -69,6 +69,11 @@ struct machine_spec {
     // Time from a reschedule request (tick, wakeup) to the pick reading the clock:
     // interrupt return and __schedule() entry. A machine property, not a fitted value.
     duration resched_latency_ns = 1'000;
+    // Time the tick interrupt itself takes. With CONFIG_IRQ_TIME_ACCOUNTING (on in the
+    // common distribution kernels) it is left out of rq_clock_task, so a task is charged
+    // slightly less than TICK_NSEC per tick it runs through. Also a machine property.
+    bool irq_time_accounting = true;
+    duration tick_irq_ns = 2'000;
 };
 
 // Reference values a replay compares with (from a measurement write-up).

@@ -12,7 +12,8 @@ struct rq {
     task* curr = nullptr;     // nullptr: the idle task runs
     bool need_resched = false; // TIF_NEED_RESCHED on curr
     std::uint64_t nr_switches = 0;
-    sim_time clock_task = 0; // rq_clock_task(): no IRQ or steal time is modelled
+    sim_time clock_task = 0; // rq_clock_task(): wall clock less accounted IRQ time
+    duration irq_time = 0;   // IRQ time accounted so far (no steal time is modelled)
 
     explicit rq(int id = 0, bool eevdf = true) : cpu(id), cfs(eevdf) {}
     rq(const rq&) = delete;
