@@ -18,7 +18,8 @@ public:
     std::int64_t uniform_int(std::int64_t lo, std::int64_t hi) {
         if (hi <= lo)
             return lo;
-        const std::uint64_t span = static_cast<std::uint64_t>(hi - lo) + 1;
+        const std::uint64_t span =
+            static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo) + 1; // no overflow
         if (span == 0) // the whole 64-bit range
             return static_cast<std::int64_t>(next_u64());
         // 2^64 mod span values at the bottom would bias the result; reject them.
@@ -27,16 +28,14 @@ public:
         do
             x = next_u64();
         while (x < threshold);
-        return lo + static_cast<std::int64_t>(x % span);
+        return static_cast<std::int64_t>(static_cast<std::uint64_t>(lo) + x % span);
     }
 
     // Uniform double in [0, 1) with 53 random bits.
     double uniform01() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
 
     // Exponential with the given mean, rounded to the nearest integer.
-    std::int64_t exponential(double mean) {
-        return std::llround(-mean * std::log1p(-uniform01()));
-    }
+    std::int64_t exponential(double mean) { return std::llround(-mean * std::log1p(-uniform01())); }
 
 private:
     std::mt19937_64 engine_; // fully specified by the standard: reproducible

@@ -56,9 +56,9 @@ public:
     using progress_fn = std::function<void(sim_time)>;
 
     machine(const scenario& sc, std::uint64_t seed)
-        : sc_(sc), sim_(seed), fair_(make_fair_params(sc.machine)), tick_h_(this),
-          resched_h_(this), fork_h_(this), exit_h_(this), wakeup_h_(this), burst_h_(this),
-          renice_h_(this), observe_h_(this) {
+        : sc_(sc), sim_(seed), fair_(make_fair_params(sc.machine)), tick_h_(this), resched_h_(this),
+          fork_h_(this), exit_h_(this), wakeup_h_(this), burst_h_(this), renice_h_(this),
+          observe_h_(this) {
         const bool eevdf = sc.machine.kernel.is_eevdf();
         for (int c = 0; c < sc.machine.cpus; ++c) {
             rqs_.push_back(std::make_unique<rq>(c, eevdf));
@@ -122,6 +122,7 @@ private:
 
     struct cpu_record {
         duration busy = 0;
+        duration busy_irq = 0; // IRQ time taken out of the tasks' clock while busy
         sim_time last_change = 0;
         bool resched_pending = false;
         duration busy_at_start = 0, busy_at_end = 0;
@@ -135,8 +136,12 @@ private:
 
     rq& rq_of(const task& t) { return *rqs_[static_cast<std::size_t>(t.cpu)]; }
     sim_time now() const { return sim_.now(); }
-    // update_rq_clock(): the task clock runs behind the wall clock by the IRQ time.
-    void update_rq_clock(rq& r) { r.clock_task = now() - r.irq_time; }
+    // IRQ time taken out while a task runs is part of the CPU's busy time, not the task's.
+    void update_rq_clock(rq& r) {
+        const duration irq = libsched::update_rq_clock(r, now());
+        if (r.curr != nullptr)
+            cpus_[static_cast<std::size_t>(r.cpu)].busy_irq += irq;
+    }
 
     void create_tasks() {
         std::vector<int> assigned(static_cast<std::size_t>(sc_.machine.cpus), 0);
@@ -151,7 +156,8 @@ private:
                 if (spec.lifetime)
                     r->end_of_life = r->start + *spec.lifetime;
                 if (spec.exit_at)
-                    r->end_of_life = std::min(r->end_of_life.value_or(*spec.exit_at), *spec.exit_at);
+                    r->end_of_life =
+                        std::min(r->end_of_life.value_or(*spec.exit_at), *spec.exit_at);
                 r->renice = spec.renice;
                 const nice_clamp nc = clamp_nice(spec.nice);
                 r->nice_clamped = nc.clamped;
@@ -179,9 +185,8 @@ private:
     int initial_cpu(const task& t, const std::vector<int>& assigned) const {
         int best = -1;
         for (int c = 0; c < sc_.machine.cpus; ++c)
-            if (t.allowed_on(c) &&
-                (best < 0 || assigned[static_cast<std::size_t>(c)] <
-                                 assigned[static_cast<std::size_t>(best)]))
+            if (t.allowed_on(c) && (best < 0 || assigned[static_cast<std::size_t>(c)] <
+                                                    assigned[static_cast<std::size_t>(best)]))
                 best = c;
         return best < 0 ? 0 : best;
     }
@@ -397,10 +402,12 @@ private:
 
     // sum_exec_runtime including the not yet accounted part (task_sched_runtime()).
     duration precise_runtime(const task& t) {
-        const rq& r = rq_of(t);
+        rq& r = rq_of(t);
         duration rt = t.se.sum_exec_runtime;
-        if (r.curr == &t)
-            rt += now() - r.irq_time - t.se.exec_start;
+        if (r.curr == &t) {
+            update_rq_clock(r);
+            rt += r.clock_task - t.se.exec_start;
+        }
         return rt;
     }
 
@@ -454,12 +461,12 @@ private:
             tr.cpu = t.cpu;
             tr.nice = t.nice;
             tr.nice_clamped = rc.nice_clamped;
-            tr.sum_exec_runtime = t.state == task_state::dead ? t.se.sum_exec_runtime
-                                                              : precise_runtime(t);
+            tr.sum_exec_runtime =
+                t.state == task_state::dead ? t.se.sum_exec_runtime : precise_runtime(t);
             tr.window_runtime = rc.at_end.runtime - rc.at_start.runtime;
-            tr.share = window > 0 ? static_cast<double>(tr.window_runtime) /
-                                        static_cast<double>(window)
-                                  : 0.0;
+            tr.share = window > 0
+                           ? static_cast<double>(tr.window_runtime) / static_cast<double>(window)
+                           : 0.0;
             tr.stat_utime_start = rc.at_start.stat_utime;
             tr.stat_utime_end = rc.at_end.stat_utime;
             tr.stat_stime_start = rc.at_start.stat_stime;
@@ -487,7 +494,7 @@ private:
             cr.window_busy = cpus_[c].busy_at_end - cpus_[c].busy_at_start;
             cr.window_idle = window - cr.window_busy;
             cr.nr_switches = rqs_[c]->nr_switches;
-            cr.irq = rqs_[c]->irq_time;
+            cr.irq = cpus_[c].busy_irq;
             out.cpus.push_back(cr);
         }
         out.events = sim_.events_processed();

@@ -9,9 +9,9 @@
 namespace libsched {
 
 struct progress_info {
-    int repetition = 0;  // 0-based
+    int repetition = 0; // 0-based
     int repetitions = 1;
-    sim_time now = 0;    // simulated time reached in this repetition
+    sim_time now = 0; // simulated time reached in this repetition
     sim_time end = 0;
 };
 

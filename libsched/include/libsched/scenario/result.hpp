@@ -12,8 +12,8 @@ struct task_result {
     std::string name;  // instance name
     std::string group; // task_spec name
     int pid = 0;
-    int cpu = 0;       // CPU at the end of the run
-    int nice = 0;      // effective nice at the end (after clamping and renice)
+    int cpu = 0;  // CPU at the end of the run
+    int nice = 0; // effective nice at the end (after clamping and renice)
     bool nice_clamped = false;
 
     // Precise clock (se.sum_exec_runtime).

@@ -40,14 +40,14 @@ struct renice_spec {
 };
 
 struct task_spec {
-    std::string name;   // group name; instances are name, or name.0 .. name.{count-1}
+    std::string name; // group name; instances are name, or name.0 .. name.{count-1}
     int count = 1;
-    int nice = 0;       // as requested; the model clamps to [-20, 19] like setpriority()
+    int nice = 0; // as requested; the model clamps to [-20, 19] like setpriority()
     sched_policy policy = sched_policy::normal;
     std::vector<int> affinity; // allowed CPUs; empty = all
     behaviour_spec behaviour;
-    sim_time start = 0;        // fork time of the first instance
-    duration stagger = 0;      // instance i forks at start + i * stagger
+    sim_time start = 0;               // fork time of the first instance
+    duration stagger = 0;             // instance i forks at start + i * stagger
     std::optional<duration> lifetime; // exits lifetime ns after its own start
     std::optional<sim_time> exit_at;  // exits at this absolute time
     std::vector<renice_spec> renice;
@@ -78,9 +78,9 @@ struct machine_spec {
 
 // Reference values a replay compares with (from a measurement write-up).
 struct measured_spec {
-    std::string source;                      // where the numbers come from
-    std::map<std::string, double> share;     // task group -> share of one CPU in the window
-    std::map<std::string, double> ratio;     // task group -> ratio to the reference group
+    std::string source;                  // where the numbers come from
+    std::map<std::string, double> share; // task group -> share of one CPU in the window
+    std::map<std::string, double> ratio; // task group -> ratio to the reference group
 };
 
 struct scenario {
@@ -88,12 +88,12 @@ struct scenario {
     std::string description;
     machine_spec machine;
     std::vector<task_spec> tasks;
-    duration length = 10 * nsec_per_sec;     // simulated time
-    sim_time window_start = 0;               // measurement window [start, end)
-    std::optional<sim_time> window_end;      // unset = length
+    duration length = 10 * nsec_per_sec; // simulated time
+    sim_time window_start = 0;           // measurement window [start, end)
+    std::optional<sim_time> window_end;  // unset = length
     int repetitions = 1;
-    std::uint64_t seed = 1;                  // repetition r uses seed + r
-    std::string reference;                   // task group for the ratio column
+    std::uint64_t seed = 1; // repetition r uses seed + r
+    std::string reference;  // task group for the ratio column
     measured_spec measured;
 
     sim_time window_stop() const { return window_end.value_or(length); }

@@ -26,8 +26,8 @@ inline u64 sched_slice(const fair_params& p, const cfs_rq& q, const sched_entity
     slice = calc_delta(slice, se.load.weight, lw, p.delta_mode);
     if (p.feat(feature::base_slice)) {
         const bool idle = se.load.weight == scale_load(weight_idleprio);
-        const u64 min_gran = static_cast<u64>(idle ? p.tun.idle_min_granularity
-                                                   : p.tun.min_granularity);
+        const u64 min_gran =
+            static_cast<u64>(idle ? p.tun.idle_min_granularity : p.tun.min_granularity);
         slice = std::max(slice, min_gran);
     }
     return slice;
@@ -61,8 +61,7 @@ inline u64 wakeup_gran(const fair_params& p, sched_entity& se) {
 
 // wakeup_preempt_entity(): 1 if se is far enough left of curr to preempt it, -1 if it is
 // not left at all, 0 in between.
-inline int wakeup_preempt_entity(const fair_params& p, const sched_entity& curr,
-                                 sched_entity& se) {
+inline int wakeup_preempt_entity(const fair_params& p, const sched_entity& curr, sched_entity& se) {
     const s64 vdiff = static_cast<s64>(curr.vruntime - se.vruntime);
     if (vdiff <= 0)
         return -1;

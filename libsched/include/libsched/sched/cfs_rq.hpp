@@ -14,9 +14,9 @@ struct cfs_rq {
     sched_entity* last = nullptr; // old CFS LAST_BUDDY
     sched_entity* skip = nullptr; // old CFS yield
 
-    load_weight load;          // all queued entities, curr and delayed ones included
-    unsigned nr_queued = 0;    // nr_running before 6.14; delayed entities count
-    unsigned nr_delayed = 0;   // 6.12+ h_nr_delayed
+    load_weight load;        // all queued entities, curr and delayed ones included
+    unsigned nr_queued = 0;  // nr_running before 6.14; delayed entities count
+    unsigned nr_delayed = 0; // 6.12+ h_nr_delayed
 
     // Sum of (vruntime - min_vruntime) * w and sum of w over the tree, w at 1024
     // resolution (scale_load_down). Curr is added on the fly by readers.

@@ -10,7 +10,9 @@ namespace libsched {
 inline constexpr duration user_hz = 100;
 
 // nsec_to_clock_t(): truncating.
-inline constexpr std::int64_t nsec_to_clock_t(duration ns) { return ns / (nsec_per_sec / user_hz); }
+inline constexpr std::int64_t nsec_to_clock_t(duration ns) {
+    return ns / (nsec_per_sec / user_hz);
+}
 
 struct adjusted_cputime {
     duration utime = 0;
@@ -29,8 +31,7 @@ inline adjusted_cputime cputime_adjust(duration rtime, duration utime_ticks, dur
             stime = rtime;
         } else {
             // mul_u64_u64_div_u64(): exact 128-bit intermediate, truncating
-            stime = static_cast<duration>(static_cast<u128>(stime) *
-                                          static_cast<u128>(rtime) /
+            stime = static_cast<duration>(static_cast<u128>(stime) * static_cast<u128>(rtime) /
                                           static_cast<u128>(stime + utime_ticks));
             if (stime > rtime)
                 stime = rtime;

@@ -11,7 +11,8 @@ namespace libsched::eevdf {
 // max(2 * slice, TICK_NSEC).
 inline void update_entity_lag(const fair_params& p, cfs_rq& q, sched_entity& se) {
     const s64 vlag = static_cast<s64>(avg_vruntime(q) - se.vruntime);
-    const u64 span = std::max<u64>(2 * static_cast<u64>(se.slice), static_cast<u64>(p.tun.tick_nsec));
+    const u64 span =
+        std::max<u64>(2 * static_cast<u64>(se.slice), static_cast<u64>(p.tun.tick_nsec));
     const s64 limit = static_cast<s64>(p.delta_fair(span, se));
     se.vlag = std::clamp(vlag, -limit, limit);
 }
@@ -29,12 +30,14 @@ inline bool update_deadline(const fair_params& p, sched_entity& se) {
 
 // cfs_rq_min_slice(): every entity requests the base slice (custom slices through
 // sched_attr are not modelled), so the shortest queued slice is the base slice.
-inline duration cfs_rq_min_slice(const fair_params& p) { return p.tun.base_slice; }
+inline duration cfs_rq_min_slice(const fair_params& p) {
+    return p.tun.base_slice;
+}
 
 // 6.17+ set_protect_slice(): the end of the slice the entity may run undisturbed.
 inline void set_protect_slice(const fair_params& p, sched_entity& se) {
-    duration slice = p.feat(feature::run_to_parity) ? cfs_rq_min_slice(p)
-                                                    : normalized_base_slice(p.version);
+    duration slice =
+        p.feat(feature::run_to_parity) ? cfs_rq_min_slice(p) : normalized_base_slice(p.version);
     slice = std::min(slice, se.slice);
     u64 vprot = se.deadline;
     if (slice != se.slice)

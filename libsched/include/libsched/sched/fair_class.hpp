@@ -185,9 +185,9 @@ public:
     // relative deadline, 6.12+) by old/new weight.
     void reweight_dequeued(sched_entity& se, load_weight lw) {
         if (p_.eevdf()) {
-            se.vlag = static_cast<s64>(static_cast<s128>(se.vlag) *
-                                       static_cast<s128>(se.load.weight) /
-                                       static_cast<s128>(lw.weight));
+            se.vlag =
+                static_cast<s64>(static_cast<s128>(se.vlag) * static_cast<s128>(se.load.weight) /
+                                 static_cast<s128>(lw.weight));
             if (se.rel_deadline)
                 se.deadline = static_cast<u64>(static_cast<s64>(
                     static_cast<s128>(static_cast<s64>(se.deadline)) *

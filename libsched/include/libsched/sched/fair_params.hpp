@@ -3,6 +3,7 @@
 #include <libsched/sched/calc_delta.hpp>
 #include <libsched/sched/features.hpp>
 #include <libsched/sched/kernel_version.hpp>
+#include <libsched/sched/sched_entity.hpp>
 #include <libsched/sched/tunables.hpp>
 
 namespace libsched {

@@ -26,7 +26,7 @@ struct feature_info {
 };
 
 inline constexpr std::array<feature_info, feature_count> feature_table = {{
-#define LIBSCHED_FEATURE(name, kname, a, b, c, d, def)                                         \
+#define LIBSCHED_FEATURE(name, kname, a, b, c, d, def)                                             \
     {#name, #kname, kernel_version{a, b}, kernel_version{c, d}, def},
 #include <libsched/sched/features.def>
 #undef LIBSCHED_FEATURE

@@ -9,18 +9,36 @@ namespace libsched {
 struct rq {
     int cpu = 0;
     cfs_rq cfs;
-    task* curr = nullptr;     // nullptr: the idle task runs
+    task* curr = nullptr;      // nullptr: the idle task runs
     bool need_resched = false; // TIF_NEED_RESCHED on curr
     std::uint64_t nr_switches = 0;
-    sim_time clock_task = 0; // rq_clock_task(): wall clock less accounted IRQ time
-    duration irq_time = 0;   // IRQ time accounted so far (no steal time is modelled)
+    sim_time clock = 0;         // rq_clock(): wall clock at the last update
+    sim_time clock_task = 0;    // rq_clock_task(): wall clock less the IRQ time taken out
+    duration irq_time = 0;      // IRQ time raised so far (irq_time_read())
+    duration prev_irq_time = 0; // IRQ time already taken out of clock_task
 
     explicit rq(int id = 0, bool eevdf = true) : cpu(id), cfs(eevdf) {}
     rq(const rq&) = delete;
     rq& operator=(const rq&) = delete;
 };
 
+// update_rq_clock_task(): the task clock advances by the elapsed time less the IRQ time
+// raised meanwhile, never backwards; IRQ time beyond the elapsed time waits for the next
+// update. Returns the IRQ time taken out by this update. No steal time is modelled.
+inline duration update_rq_clock(rq& r, sim_time now) {
+    const duration delta = now - r.clock;
+    duration irq_delta = r.irq_time - r.prev_irq_time;
+    if (irq_delta > delta)
+        irq_delta = delta;
+    r.prev_irq_time += irq_delta;
+    r.clock_task += delta - irq_delta;
+    r.clock = now;
+    return irq_delta;
+}
+
 // resched_curr(): ask the CPU to reschedule at its next preemption point.
-inline void resched_curr(rq& r) { r.need_resched = true; }
+inline void resched_curr(rq& r) {
+    r.need_resched = true;
+}
 
 } // namespace libsched

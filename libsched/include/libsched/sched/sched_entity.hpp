@@ -12,10 +12,10 @@ struct task;
 struct sched_entity : detail::rb_node {
     load_weight load;
     u64 vruntime = 0;
-    u64 deadline = 0;       // EEVDF virtual deadline
-    s64 vlag = 0;           // saved lag V - vruntime; 6.6-6.16 also the RUN_TO_PARITY marker
-    u64 vprot = 0;          // 6.17+: end of the protected slice (virtual time)
-    duration slice = 0;     // requested slice, ns
+    u64 deadline = 0;   // EEVDF virtual deadline
+    s64 vlag = 0;       // saved lag V - vruntime; 6.6-6.16 also the RUN_TO_PARITY marker
+    u64 vprot = 0;      // 6.17+: end of the protected slice (virtual time)
+    duration slice = 0; // requested slice, ns
     bool on_rq = false;
     bool sched_delayed = false; // 6.12+ DELAY_DEQUEUE
     bool rel_deadline = false;  // 6.12+ PLACE_REL_DEADLINE: deadline held relative
@@ -26,7 +26,7 @@ struct sched_entity : detail::rb_node {
     duration prev_sum_exec_runtime = 0; // sum_exec_runtime when last picked
     u64 nr_migrations = 0;
 
-    cfs_rq* cfs_rq_of = nullptr; // the queue this entity is (or was last) queued on
+    cfs_rq* cfs_rq_of = nullptr;    // the queue this entity is (or was last) queued on
     struct task* task_of = nullptr; // nullptr for a group entity
 };
 

@@ -32,9 +32,9 @@ struct task {
     // Tick-sampled times (p->utime / p->stime), ns, in whole ticks.
     duration utime = 0;
     duration stime = 0;
-    prev_cputime prev_cputime_proc;    // /proc reads and getrusage share signal->prev_cputime
-    std::uint64_t nvcsw = 0;  // voluntary context switches
-    std::uint64_t nivcsw = 0; // involuntary
+    prev_cputime prev_cputime_proc; // /proc reads and getrusage share signal->prev_cputime
+    std::uint64_t nvcsw = 0;        // voluntary context switches
+    std::uint64_t nivcsw = 0;       // involuntary
 
     task() { se.task_of = this; }
     task(const task&) = delete;

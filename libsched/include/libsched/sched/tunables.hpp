@@ -11,10 +11,10 @@ namespace libsched {
 enum class tunable_scaling { none = 0, log = 1, linear = 2 };
 
 struct sched_tunables {
-    int hz = 250;                               // CONFIG_HZ
-    duration tick_nsec = nsec_per_sec / 250;    // TICK_NSEC
+    int hz = 250;                            // CONFIG_HZ
+    duration tick_nsec = nsec_per_sec / 250; // TICK_NSEC
     tunable_scaling scaling = tunable_scaling::log;
-    unsigned factor = 1;                        // 1 + ilog2(min(cpus, 8)) for log scaling
+    unsigned factor = 1; // 1 + ilog2(min(cpus, 8)) for log scaling
     // EEVDF (6.6+): base slice, already multiplied by factor (debugfs base_slice_ns).
     duration base_slice = 750'000;
     // Old CFS (< 6.6), scaled values as in debugfs.

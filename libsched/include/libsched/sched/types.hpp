@@ -20,8 +20,14 @@ inline constexpr duration nsec_per_msec = 1'000'000;
 inline constexpr duration nsec_per_sec = 1'000'000'000;
 
 // Virtual time wraps like the kernel's u64; compare through the signed difference.
-inline constexpr bool vtime_before(u64 a, u64 b) { return static_cast<s64>(a - b) < 0; }
-inline constexpr u64 vtime_max(u64 a, u64 b) { return static_cast<s64>(b - a) > 0 ? b : a; }
-inline constexpr u64 vtime_min(u64 a, u64 b) { return static_cast<s64>(b - a) < 0 ? b : a; }
+inline constexpr bool vtime_before(u64 a, u64 b) {
+    return static_cast<s64>(a - b) < 0;
+}
+inline constexpr u64 vtime_max(u64 a, u64 b) {
+    return static_cast<s64>(b - a) > 0 ? b : a;
+}
+inline constexpr u64 vtime_min(u64 a, u64 b) {
+    return static_cast<s64>(b - a) < 0 ? b : a;
+}
 
 } // namespace libsched

@@ -9,6 +9,7 @@ namespace libsched {
 inline constexpr int min_nice = -20;
 inline constexpr int max_nice = 19;
 
+// clang-format off
 // sched_prio_to_weight[]: index nice + 20. Adjacent entries differ by ~1.25x.
 inline constexpr std::array<u32, 40> sched_prio_to_weight = {
     88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916,
@@ -17,7 +18,8 @@ inline constexpr std::array<u32, 40> sched_prio_to_weight = {
     110,   87,    70,    56,    45,    36,    29,    23,    18,    15,
 };
 
-// sched_prio_to_wmult[] = round(2^32 / weight).
+// sched_prio_to_wmult[] = 2^32 / weight, as the kernel's table has it: mostly rounded to
+// nearest, a few entries (nice 13, 14, 16, 17) rounded down.
 inline constexpr std::array<u32, 40> sched_prio_to_wmult = {
     48388,     59856,     76040,     92818,     118348,    147320,    184698,    229616,
     287308,    360437,    449829,    563644,    704093,    875809,    1099582,   1376151,
@@ -25,6 +27,8 @@ inline constexpr std::array<u32, 40> sched_prio_to_wmult = {
     10153587,  12820798,  15790321,  19976592,  24970740,  31350126,  39045157,  49367440,
     61356676,  76695844,  95443717,  119304647, 148102320, 186737708, 238609294, 286331153,
 };
+
+// clang-format on
 
 // SCHED_IDLE tasks: WEIGHT_IDLEPRIO / WMULT_IDLEPRIO, whatever their nice.
 inline constexpr u32 weight_idleprio = 3;
@@ -35,7 +39,9 @@ inline constexpr unsigned sched_fixedpoint_shift = 10;
 inline constexpr u64 nice_0_load_shift = 2 * sched_fixedpoint_shift;
 inline constexpr u64 nice_0_load = u64{1} << nice_0_load_shift;
 
-inline constexpr u64 scale_load(u64 w) { return w << sched_fixedpoint_shift; }
+inline constexpr u64 scale_load(u64 w) {
+    return w << sched_fixedpoint_shift;
+}
 // scale_load_down: never rounds a non-zero weight down to below 2.
 inline constexpr u64 scale_load_down(u64 w) {
     if (w == 0)

@@ -51,8 +51,12 @@ struct timeline_node_traits {
     static color red() { return 1; }
 };
 
-inline sched_entity* entity(rb_node* n) { return static_cast<sched_entity*>(n); }
-inline const sched_entity* entity(const rb_node* n) { return static_cast<const sched_entity*>(n); }
+inline sched_entity* entity(rb_node* n) {
+    return static_cast<sched_entity*>(n);
+}
+inline const sched_entity* entity(const rb_node* n) {
+    return static_cast<const sched_entity*>(n);
+}
 
 class timeline {
     using algo = boost::intrusive::rbtree_algorithms<timeline_node_traits>;

@@ -1,0 +1,58 @@
+"""libsched: the Linux fair scheduler (CFS and EEVDF) simulated in user space.
+
+The compiled core is ``libsched._core``; this package is the supported interface.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Optional, Union
+
+try:
+    from . import _core
+except ImportError as err:  # the source tree has no compiled module
+    raise ImportError(
+        "libsched._core (the compiled part of libsched) could not be imported: "
+        f"{err}. Install the package with `python3 -m pip install .` from the "
+        "source checkout rather than importing libsched from the source tree."
+    ) from err
+
+from ._core import weight
+
+__version__: str = _core.__version__
+
+ScenarioError = _core.run.ScenarioError
+nice_to_weight = weight.nice_to_weight
+clamp_nice = weight.clamp_nice
+calc_delta_fair = weight.calc_delta_fair
+
+__all__ = [
+    "ScenarioError",
+    "__version__",
+    "calc_delta_fair",
+    "clamp_nice",
+    "nice_to_weight",
+    "run",
+    "weight",
+]
+
+
+def run(
+    scenario: Union[str, os.PathLike[str]],
+    repetitions: Optional[int] = None,
+    seed: Optional[int] = None,
+) -> dict[str, Any]:
+    """Run a scenario and return its result as a dict (the CLI's JSON output).
+
+    ``scenario`` is a path (``os.PathLike``, or a ``str`` with neither a newline nor
+    ``=``) to a TOML scenario file, or else the TOML text itself. ``repetitions`` and
+    ``seed`` override the scenario's own values. Raises ``ScenarioError`` (a
+    ``ValueError``) naming the offending field when the scenario is invalid.
+    """
+    if isinstance(scenario, str) and ("\n" in scenario or "=" in scenario):
+        text = _core.run.run_scenario_text(scenario, repetitions, seed)
+    else:
+        text = _core.run.run_scenario_file(os.fspath(scenario), repetitions, seed)
+    result: dict[str, Any] = json.loads(text)
+    return result

@@ -1,0 +1,4 @@
+from . import run as run
+from . import weight as weight
+
+__version__: str

@@ -1,0 +1,17 @@
+import os
+from typing import Optional, Union
+
+class ScenarioError(ValueError):
+    field: str
+    reason: str
+    origin: str
+
+def run_scenario_file(
+    path: Union[str, os.PathLike[str]],
+    repetitions: Optional[int] = None,
+    seed: Optional[int] = None,
+) -> str: ...
+def run_scenario_text(
+    toml: str, repetitions: Optional[int] = None, seed: Optional[int] = None
+) -> str: ...
+def cli_main(args: list[str]) -> int: ...

@@ -1,0 +1,13 @@
+// libsched._core: the compiled layer under the Python package, one submodule per area.
+#include "register.hpp"
+#include <libsched/version.hpp>
+
+PYBIND11_MODULE(_core, m) {
+    m.doc() = "Compiled core of libsched; use the libsched package instead.";
+    m.attr("__version__") = LIBSCHED_VERSION_STRING;
+
+    auto weight = m.def_submodule("weight", "Nice levels, load weights and calc_delta_fair.");
+    libsched::python::register_weight(weight);
+    auto run = m.def_submodule("run", "Run scenario files and the command-line tool.");
+    libsched::python::register_run(run);
+}

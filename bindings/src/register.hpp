@@ -1,0 +1,10 @@
+#pragma once
+// One registration function per bound area, called by module.cpp.
+#include <pybind11/pybind11.h>
+
+namespace libsched::python {
+
+void register_weight(pybind11::module_& m);
+void register_run(pybind11::module_& m);
+
+} // namespace libsched::python

@@ -1,0 +1,90 @@
+// Binds the scenario runner (io/scenario_toml.hpp, model/simulate.hpp, io/result_json.hpp)
+// and the command-line tool (io/cli.hpp).
+#include "register.hpp"
+#include <cstdint>
+#include <filesystem>
+#include <iostream>
+#include <libsched/io/cli.hpp>
+#include <libsched/io/result_json.hpp>
+#include <libsched/io/scenario_toml.hpp>
+#include <libsched/model/simulate.hpp>
+#include <libsched/scenario/scenario_error.hpp>
+#include <optional>
+#include <pybind11/gil_safe_call_once.h>
+#include <pybind11/iostream.h>
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+#include <string>
+#include <vector>
+
+namespace py = pybind11;
+
+namespace libsched::python {
+namespace {
+
+std::string run_to_json(const scenario& sc, std::optional<int> repetitions,
+                        std::optional<std::uint64_t> seed) {
+    if (repetitions && *repetitions < 1)
+        throw scenario_error("repetitions", "must be >= 1, got " + std::to_string(*repetitions));
+    run_options opt;
+    opt.repetitions = repetitions;
+    opt.seed = seed;
+    run_result result;
+    {
+        py::gil_scoped_release no_gil; // the model touches no Python object
+        result = simulate(sc, opt);
+    }
+    return to_json(result, sc).dump();
+}
+
+} // namespace
+
+void register_run(py::module_& m) {
+    // ScenarioError(ValueError) carries the C++ error's field, reason and origin.
+    PYBIND11_CONSTINIT static py::gil_safe_call_once_and_store<py::object> error_type;
+    error_type.call_once_and_store_result([&]() -> py::object {
+        return py::exception<scenario_error>(m, "ScenarioError", PyExc_ValueError);
+    });
+    py::register_exception_translator([](std::exception_ptr p) {
+        try {
+            if (p)
+                std::rethrow_exception(p);
+        } catch (const scenario_error& e) {
+            py::object error = error_type.get_stored()(e.what());
+            error.attr("field") = e.field();
+            error.attr("reason") = e.reason();
+            error.attr("origin") = e.origin();
+            py::set_error(error_type.get_stored(), error);
+        }
+    });
+
+    m.def(
+        "run_scenario_file",
+        [](const std::filesystem::path& path, std::optional<int> repetitions,
+           std::optional<std::uint64_t> seed) {
+            return run_to_json(load_scenario(path), repetitions, seed);
+        },
+        py::arg("path"), py::arg("repetitions") = py::none(), py::arg("seed") = py::none(),
+        "Run the TOML scenario file at path; the result as JSON text.");
+
+    m.def(
+        "run_scenario_text",
+        [](const std::string& toml, std::optional<int> repetitions,
+           std::optional<std::uint64_t> seed) {
+            return run_to_json(parse_scenario(toml, "<string>"), repetitions, seed);
+        },
+        py::arg("toml"), py::arg("repetitions") = py::none(), py::arg("seed") = py::none(),
+        "Run a scenario given as TOML text; the result as JSON text.");
+
+    m.def(
+        "cli_main",
+        [](const std::vector<std::string>& args) {
+            // Route the tool's output through sys.stdout / sys.stderr so Python sees it.
+            py::scoped_ostream_redirect out(std::cout, py::module_::import("sys").attr("stdout"));
+            py::scoped_estream_redirect err(std::cerr, py::module_::import("sys").attr("stderr"));
+            return run_cli(args, std::cout, std::cerr);
+        },
+        py::arg("args"), "The libsched command-line tool; args exclude the program name.");
+}
+
+} // namespace libsched::python

@@ -1,0 +1,322 @@
+#pragma once
+// The libsched command line: run, replay, check, features, weights. run_cli() is the whole
+// program without argv[0]; tools/cli/main.cpp and the Python console script both call it.
+// Exit status: 0 success, 1 a scenario or file error, 2 a usage error.
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <filesystem>
+#include <functional>
+#include <libsched/io/report.hpp>
+#include <libsched/io/result_json.hpp>
+#include <libsched/io/scenario_toml.hpp>
+#include <libsched/model/simulate.hpp>
+#include <libsched/scenario/validate.hpp>
+#include <libsched/sched/features.hpp>
+#include <libsched/sched/kernel_version.hpp>
+#include <libsched/sched/weight.hpp>
+#include <libsched/version.hpp>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace libsched {
+namespace detail {
+
+inline constexpr int exit_ok = 0;
+inline constexpr int exit_failure = 1; // a scenario or file error
+inline constexpr int exit_usage = 2;
+
+inline constexpr const char* default_replay_dir = "examples/replays";
+
+// Loads and validates one scenario file; errors and warnings go to err.
+inline std::optional<scenario> load_reporting(const std::string& path, std::ostream& err) {
+    try {
+        scenario sc = load_scenario(path);
+        for (const std::string& w : validate(sc))
+            err << "libsched: " << path << ": warning: " << w << '\n';
+        return sc;
+    } catch (const scenario_error& e) {
+        err << "libsched: " << e.what() << '\n';
+        return std::nullopt;
+    }
+}
+
+// A line on err per repetition once a run has taken over a second, so long runs show life.
+inline std::function<void(const progress_info&)> progress_lines(std::ostream& err,
+                                                                std::string name) {
+    const auto start = std::chrono::steady_clock::now();
+    return [&err, name = std::move(name), start, shown = -1](const progress_info& p) mutable {
+        if (p.repetition == shown ||
+            std::chrono::steady_clock::now() - start < std::chrono::seconds{1})
+            return;
+        shown = p.repetition;
+        err << "libsched: " << name << ": repetition " << p.repetition + 1 << " of "
+            << p.repetitions << '\n';
+    };
+}
+
+inline std::optional<run_result> simulate_reporting(const scenario& sc, const std::string& path,
+                                                    const run_options& options, std::ostream& err) {
+    try {
+        return simulate(sc, options);
+    } catch (const scenario_error& e) {
+        err << "libsched: " << (e.origin().empty() ? e.in(path) : e).what() << '\n';
+        return std::nullopt;
+    }
+}
+
+struct run_command {
+    std::vector<std::string> files;
+    bool json = false;
+    bool quiet = false;
+    std::optional<int> repetitions;
+    std::optional<std::uint64_t> seed;
+};
+
+inline int cmd_run(const run_command& cmd, std::ostream& out, std::ostream& err) {
+    int status = exit_ok;
+    nlohmann::json documents = nlohmann::json::array();
+    bool first = true;
+    for (const std::string& path : cmd.files) {
+        const auto sc = load_reporting(path, err);
+        if (!sc) {
+            status = exit_failure;
+            continue;
+        }
+        run_options options;
+        options.repetitions = cmd.repetitions;
+        options.seed = cmd.seed;
+        if (!cmd.quiet)
+            options.on_progress = progress_lines(err, sc->name);
+        const auto result = simulate_reporting(*sc, path, options, err);
+        if (!result) {
+            status = exit_failure;
+            continue;
+        }
+        if (cmd.json) {
+            documents.push_back(to_json(*result, *sc));
+            continue;
+        }
+        if (!first)
+            out << '\n';
+        first = false;
+        print_report(out, *result, *sc);
+    }
+    // One file gives one JSON object, several an array of them.
+    if (cmd.json && cmd.files.size() == 1 && !documents.empty())
+        out << documents.front().dump(2) << '\n';
+    else if (cmd.json && cmd.files.size() > 1)
+        out << documents.dump(2) << '\n';
+    return status;
+}
+
+// The .toml files a replay path stands for: the file itself, or a folder's files, sorted.
+inline std::vector<std::string> replay_files(const std::string& path, std::ostream& err) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!fs::is_directory(path, ec)) {
+        if (!fs::exists(path, ec))
+            err << "libsched: " << path << ": no such file or directory"
+                << (path == default_replay_dir ? " (run from the source tree or name the files)"
+                                               : "")
+                << '\n';
+        return fs::exists(path, ec) ? std::vector<std::string>{path} : std::vector<std::string>{};
+    }
+    std::vector<std::string> files;
+    for (const auto& entry : fs::directory_iterator(path, ec))
+        if (entry.is_regular_file() && entry.path().extension() == ".toml")
+            files.push_back(entry.path().string());
+    std::sort(files.begin(), files.end());
+    if (files.empty())
+        err << "libsched: " << path << ": no .toml files" << '\n';
+    return files;
+}
+
+inline int cmd_replay(std::vector<std::string> paths, std::ostream& out, std::ostream& err) {
+    if (paths.empty())
+        paths.push_back(default_replay_dir);
+    int status = exit_ok;
+    std::vector<std::string> files;
+    for (const std::string& p : paths) {
+        const auto found = replay_files(p, err);
+        if (found.empty())
+            status = exit_failure;
+        files.insert(files.end(), found.begin(), found.end());
+    }
+    std::vector<std::pair<std::string, std::vector<stats::comparison>>> summary;
+    for (const std::string& path : files) {
+        const auto sc = load_reporting(path, err);
+        if (!sc) {
+            status = exit_failure;
+            continue;
+        }
+        run_options options;
+        options.on_progress = progress_lines(err, sc->name);
+        const auto result = simulate_reporting(*sc, path, options, err);
+        if (!result) {
+            status = exit_failure;
+            continue;
+        }
+        if (!summary.empty())
+            out << '\n';
+        print_report(out, *result, *sc);
+        summary.emplace_back(
+            sc->name, stats::compare_measured(stats::summarize_groups(*result, *sc), sc->measured));
+    }
+    if (!summary.empty()) {
+        out << "\nreplay summary (error: share in percentage points, ratio in percent)\n";
+        print_replay_summary(out, summary);
+    }
+    return status;
+}
+
+inline int cmd_check(const std::vector<std::string>& files, std::ostream& out, std::ostream& err) {
+    int status = exit_ok;
+    for (const std::string& path : files) {
+        if (load_reporting(path, err))
+            out << path << ": ok\n";
+        else
+            status = exit_failure;
+    }
+    return status;
+}
+
+inline std::string feature_releases_text(const feature_info& fi) {
+    if (fi.last == kernel_version{0, 0})
+        return fi.first.str() + " on";
+    return fi.first.str() + " to " + fi.last.str();
+}
+
+inline int cmd_features(const std::optional<std::string>& kernel, std::ostream& out,
+                        std::ostream& err) {
+    if (!kernel) {
+        text_table table({{"feature", align::left},
+                          {"kernel name", align::left},
+                          {"releases", align::left},
+                          {"default", align::left}});
+        for (const feature_info& fi : feature_table)
+            table.add_row({std::string{fi.name}, std::string{fi.kernel_name},
+                           feature_releases_text(fi), fi.default_on ? "on" : "off"});
+        table.print(out);
+        return exit_ok;
+    }
+    const auto v = kernel_version::parse(*kernel);
+    if (!v || *v < oldest_modelled_kernel || *v > newest_modelled_kernel) {
+        err << "libsched: --kernel: \"" << *kernel
+            << "\" is not a modelled release (" + oldest_modelled_kernel.str() + " to " +
+                   newest_modelled_kernel.str() + ")\n";
+        return exit_usage;
+    }
+    out << "scheduler features of kernel " << v->str() << (v->is_eevdf() ? " (EEVDF)" : " (CFS)")
+        << '\n';
+    text_table table(
+        {{"feature", align::left}, {"kernel name", align::left}, {"default", align::left}});
+    std::string absent;
+    for (std::size_t i = 0; i < feature_count; ++i) {
+        const feature_info& fi = feature_table[i];
+        if (feature_exists(static_cast<feature>(i), *v))
+            table.add_row(
+                {std::string{fi.name}, std::string{fi.kernel_name}, fi.default_on ? "on" : "off"});
+        else
+            absent += (absent.empty() ? "" : ", ") + std::string{fi.name};
+    }
+    table.print(out);
+    if (!absent.empty())
+        out << "not in " << v->str() << ": " << absent << '\n';
+    return exit_ok;
+}
+
+inline int cmd_weights(std::ostream& out) {
+    out << "nice -> load weight (sched_prio_to_weight, sched_prio_to_wmult); the share is what "
+           "a task gets of one CPU against one nice-0 task\n";
+    text_table table({{"nice"}, {"weight"}, {"wmult"}, {"vs nice 0"}, {"share vs nice 0 %"}});
+    for (int nice = min_nice; nice <= max_nice; ++nice) {
+        const auto i = static_cast<std::size_t>(nice - min_nice);
+        const double w = sched_prio_to_weight[i];
+        const double w0 = nice_to_weight(0);
+        table.add_row({std::to_string(nice), std::to_string(sched_prio_to_weight[i]),
+                       std::to_string(sched_prio_to_wmult[i]), fixed(w / w0, 3),
+                       fixed(100 * w / (w + w0), 2)});
+    }
+    table.print(out);
+    return exit_ok;
+}
+
+} // namespace detail
+
+inline int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+    using namespace detail;
+    try {
+        CLI::App app{"Simulates the Linux fair scheduler (CFS and EEVDF) on scenario files.",
+                     "libsched"};
+        app.set_version_flag("--version", std::string{"libsched "} + LIBSCHED_VERSION_STRING);
+        app.require_subcommand(1);
+
+        run_command run;
+        CLI::App* run_app = app.add_subcommand("run", "Run scenario files and print the results");
+        run_app->add_option("SCENARIO", run.files, "Scenario files (TOML)")->required();
+        run_app->add_flag("--json", run.json, "Print the results as JSON");
+        run_app->add_option("--reps", run.repetitions, "Repetitions (overrides the file)")
+            ->check(CLI::Range(1, max_repetitions));
+        run_app->add_option("--seed", run.seed, "Seed of the first repetition");
+        run_app->add_flag("-q,--quiet", run.quiet, "No progress lines");
+
+        std::vector<std::string> replay_paths;
+        CLI::App* replay_app = app.add_subcommand(
+            "replay", "Run replay scenarios and compare them with their measurements");
+        replay_app->add_option("PATH", replay_paths,
+                               std::string{"Replay files or folders (default: "} +
+                                   default_replay_dir + ")");
+
+        std::vector<std::string> check_files;
+        CLI::App* check_app = app.add_subcommand("check", "Validate scenario files");
+        check_app->add_option("SCENARIO", check_files, "Scenario files (TOML)")->required();
+
+        std::optional<std::string> kernel;
+        CLI::App* features_app =
+            app.add_subcommand("features", "List the scheduler features and their defaults");
+        features_app->add_option("--kernel", kernel, "Only the features of this release");
+
+        CLI::App* weights_app = app.add_subcommand("weights", "Print the nice -> weight table");
+
+        if (args.empty()) {
+            err << app.help();
+            return exit_usage;
+        }
+        // CLI11 takes a vector of arguments last-first.
+        std::vector<std::string> reversed(args.rbegin(), args.rend());
+        try {
+            app.parse(reversed);
+        } catch (const CLI::ParseError& e) {
+            if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success))
+                return app.exit(e, out, err); // --help, --version
+            err << "libsched: " << e.what() << "\nRun 'libsched --help' for usage.\n";
+            return exit_usage;
+        }
+
+        if (run_app->parsed())
+            return cmd_run(run, out, err);
+        if (replay_app->parsed())
+            return cmd_replay(replay_paths, out, err);
+        if (check_app->parsed())
+            return cmd_check(check_files, out, err);
+        if (features_app->parsed())
+            return cmd_features(kernel, out, err);
+        if (weights_app->parsed())
+            return cmd_weights(out);
+        return exit_usage;
+    } catch (const std::exception& e) {
+        err << "libsched: error: " << e.what() << '\n';
+        return exit_failure;
+    } catch (...) {
+        err << "libsched: error: unknown exception\n";
+        return exit_failure;
+    }
+}
+
+} // namespace libsched

@@ -1,0 +1,154 @@
+#pragma once
+// The human-readable report of a run: one header line, then a table per task group (and per
+// task when groups have several members and the run is small), medians over repetitions,
+// with measured values and the error beside the prediction when the scenario has them.
+#include <libsched/io/detail/text_table.hpp>
+#include <libsched/scenario/duration_text.hpp>
+#include <libsched/scenario/result.hpp>
+#include <libsched/scenario/scenario.hpp>
+#include <libsched/stats/comparison.hpp>
+#include <libsched/stats/group_summary.hpp>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace libsched {
+namespace detail {
+
+// Task rows are listed under their group when some group has several members and there are
+// at most this many tasks in all.
+inline constexpr int max_tasks_listed = 16;
+
+inline std::string report_header(const scenario& sc, std::size_t repetitions) {
+    const machine_spec& m = sc.machine;
+    std::string h = sc.name + ": kernel " + m.kernel.str() +
+                    (m.kernel.is_eevdf() ? " (EEVDF)" : " (CFS)") + ", " + std::to_string(m.cpus) +
+                    (m.cpus == 1 ? " CPU" : " CPUs");
+    if (m.online_cpus != 0 && m.online_cpus != m.cpus)
+        h += " (" + std::to_string(m.online_cpus) + " online)";
+    h += ", HZ " + std::to_string(m.hz) + ", window " + format_duration(sc.window_start) + " to " +
+         format_duration(sc.window_stop()) + ", " + std::to_string(repetitions) +
+         (repetitions == 1 ? " repetition" : " repetitions (medians)");
+    return h;
+}
+
+inline std::string latency_us(const stats::sample_summary& s, double ns) {
+    return s.count == 0 ? "-" : fixed(ns / 1000, 1);
+}
+
+} // namespace detail
+
+inline void print_report(std::ostream& out, const run_result& result, const scenario& sc) {
+    using detail::align;
+    using detail::fixed;
+    out << detail::report_header(sc, result.repetitions.size()) << '\n';
+    const std::vector<stats::row_summary> groups = stats::summarize_groups(result, sc);
+    if (groups.empty()) {
+        out << "(no repetition ran)\n";
+        return;
+    }
+
+    int total_tasks = 0;
+    bool grouped = false, wakeups = false;
+    for (const auto& g : groups) {
+        total_tasks += g.tasks;
+        grouped = grouped || g.tasks > 1;
+        wakeups = wakeups || g.wakeup_latency.count > 0;
+    }
+    const bool with_ratio = !sc.reference.empty();
+    const bool with_share = !sc.measured.share.empty();
+    const bool with_measured_ratio = !sc.measured.ratio.empty();
+
+    std::vector<detail::column> columns = {
+        {"group", align::left}, {"nice"}, {"tasks"}, {"share %"}};
+    if (with_ratio)
+        columns.push_back({"ratio to " + sc.reference});
+    columns.insert(columns.end(),
+                   {{"jiffies (window)"}, {"utime ms (rusage)"}, {"vcsw/s"}, {"ivcsw/s"}});
+    if (wakeups)
+        columns.insert(columns.end(), {{"wake p50 us"}, {"wake max us"}});
+    if (with_share)
+        columns.insert(columns.end(), {{"measured %"}, {"error pp"}});
+    if (with_measured_ratio)
+        columns.insert(columns.end(), {{"measured ratio"}, {"error %"}});
+    detail::text_table table(std::move(columns));
+
+    const auto comparisons = stats::compare_measured(groups, sc.measured);
+    const auto measured_cells = [&](const std::string& group, stats::measured_quantity q,
+                                    std::vector<std::string>& cells) {
+        const bool share = q == stats::measured_quantity::share;
+        for (const auto& c : comparisons) {
+            if (c.group != group || c.quantity != q)
+                continue;
+            cells.push_back(fixed(share ? c.measured * 100 : c.measured, share ? 2 : 3));
+            cells.push_back(fixed(c.error, share ? 2 : 1, true));
+            return;
+        }
+        cells.insert(cells.end(), {"", ""});
+    };
+    const auto add_row = [&](const stats::row_summary& row, const std::string& label,
+                             bool group_row) {
+        std::vector<std::string> cells = {label, std::to_string(row.nice),
+                                          std::to_string(row.tasks), fixed(row.share * 100, 2)};
+        if (with_ratio)
+            cells.push_back(fixed(row.ratio, 3));
+        cells.insert(cells.end(), {fixed(row.jiffies, 1), fixed(row.ru_utime_ms, 1),
+                                   fixed(row.nvcsw_per_s, 1), fixed(row.nivcsw_per_s, 1)});
+        if (wakeups)
+            cells.insert(cells.end(),
+                         {detail::latency_us(row.wakeup_latency, row.wakeup_latency.p50),
+                          detail::latency_us(row.wakeup_latency, row.wakeup_latency.max)});
+        if (group_row && with_share)
+            measured_cells(row.group, stats::measured_quantity::share, cells);
+        else if (with_share)
+            cells.insert(cells.end(), {"", ""});
+        if (group_row && with_measured_ratio)
+            measured_cells(row.group, stats::measured_quantity::ratio, cells);
+        table.add_row(std::move(cells));
+    };
+
+    const bool list_tasks = grouped && total_tasks <= detail::max_tasks_listed;
+    const auto tasks =
+        list_tasks ? stats::summarize_tasks(result, sc) : std::vector<stats::row_summary>{};
+    for (const auto& g : groups) {
+        add_row(g, g.name, true);
+        if (g.tasks < 2)
+            continue;
+        for (const auto& t : tasks)
+            if (t.group == g.group)
+                add_row(t, "  " + t.name, false);
+    }
+    table.print(out);
+}
+
+// The closing table of a replay run: every measured quantity of every replay.
+inline void print_replay_summary(
+    std::ostream& out,
+    const std::vector<std::pair<std::string, std::vector<stats::comparison>>>& replays) {
+    using detail::align;
+    using detail::fixed;
+    detail::text_table table({{"replay", align::left},
+                              {"quantity", align::left},
+                              {"predicted"},
+                              {"measured"},
+                              {"error"}});
+    for (const auto& [name, comparisons] : replays) {
+        for (const auto& c : comparisons) {
+            const bool share = c.quantity == stats::measured_quantity::share;
+            const double scale = share ? 100 : 1;
+            const int decimals = share ? 2 : 3;
+            const std::string unit = share ? " %" : "";
+            const std::optional<double> predicted =
+                c.predicted ? std::optional{*c.predicted * scale} : std::nullopt;
+            table.add_row({name, std::string{stats::quantity_name(c.quantity)} + " " + c.group,
+                           fixed(predicted, decimals) + (predicted ? unit : ""),
+                           fixed(c.measured * scale, decimals) + unit,
+                           fixed(c.error, share ? 2 : 1, true) +
+                               (c.error ? " " + std::string{stats::error_unit(c.quantity)} : "")});
+        }
+    }
+    table.print(out);
+}
+
+} // namespace libsched

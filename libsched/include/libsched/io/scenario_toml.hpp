@@ -1,0 +1,292 @@
+#pragma once
+// Scenario files in TOML, as docs/scenario-format.md describes them. parse_scenario() reads
+// text, load_scenario() a file; both validate() the result. Errors are scenario_error naming
+// the file, the field as written ("tasks[1].nice") and, where known, its line. An unknown
+// key is an error, so a typo is never silently ignored.
+#include <filesystem>
+#include <fstream>
+#include <libsched/io/detail/toml_reader.hpp>
+#include <libsched/scenario/scenario.hpp>
+#include <libsched/scenario/scenario_error.hpp>
+#include <libsched/scenario/validate.hpp>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <toml++/toml.h>
+
+namespace libsched {
+namespace detail {
+
+inline distribution read_distribution(const toml::node& n, const std::string& field,
+                                      field_lines& lines) {
+    using kind = distribution::kind;
+    if (!n.is_table())
+        return {kind::constant, read_duration(n, field), 0};
+    table_reader t(*n.as_table(), field, lines);
+    distribution d;
+    d.type = read_choice<kind>(t.take_required("dist"), t.field("dist"),
+                               {{"constant", kind::constant},
+                                {"uniform", kind::uniform},
+                                {"exponential", kind::exponential}});
+    switch (d.type) {
+    case kind::constant:
+        d.a = read_duration(t.take_required("value"), t.field("value"));
+        break;
+    case kind::uniform:
+        d.a = read_duration(t.take_required("low"), t.field("low"));
+        d.b = read_duration(t.take_required("high"), t.field("high"));
+        break;
+    case kind::exponential:
+        d.a = read_duration(t.take_required("mean"), t.field("mean"));
+        break;
+    }
+    t.reject_unknown();
+    return d;
+}
+
+inline behaviour_spec read_behaviour(const toml::node& n, const std::string& field,
+                                     field_lines& lines) {
+    using kind = behaviour_spec::kind;
+    const std::initializer_list<std::pair<std::string_view, kind>> kinds = {
+        {"burner", kind::burner}, {"periodic", kind::periodic}, {"random", kind::random}};
+    behaviour_spec b;
+    if (n.is_string()) {
+        b.type = read_choice<kind>(n, field, kinds);
+        if (b.type != kind::burner)
+            throw scenario_error(field, "\"" + read_string(n, field) +
+                                            "\" needs its run and sleep times, as in { type = "
+                                            "\"periodic\", run = \"2ms\", sleep = \"8ms\" }");
+        return b;
+    }
+    if (!n.is_table())
+        wrong_type(field, n, "\"burner\" or a table such as { type = \"periodic\", ... }");
+    table_reader t(*n.as_table(), field, lines);
+    b.type = read_choice<kind>(t.take_required("type"), t.field("type"), kinds);
+    switch (b.type) {
+    case kind::burner:
+        break;
+    case kind::periodic:
+        b.run = read_duration(t.take_required("run"), t.field("run"));
+        b.sleep = read_duration(t.take_required("sleep"), t.field("sleep"));
+        break;
+    case kind::random:
+        b.run_dist = read_distribution(t.take_required("run"), t.field("run"), lines);
+        b.sleep_dist = read_distribution(t.take_required("sleep"), t.field("sleep"), lines);
+        break;
+    }
+    t.reject_unknown();
+    return b;
+}
+
+// Each element of an array, with its field name ("tasks[0].renice[1]") and line noted.
+template <class Read>
+void for_each_element(const toml::node& n, const std::string& field, field_lines& lines,
+                      Read read) {
+    const toml::array& a = read_array(n, field);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const std::string element = field + "[" + std::to_string(i) + "]";
+        lines.note(element, a[i].source());
+        read(a[i], element);
+    }
+}
+
+inline task_spec read_task(const toml::node& n, const std::string& field, field_lines& lines) {
+    table_reader t(read_table(n, field), field, lines);
+    task_spec task;
+    t.take_into("name", task.name, read_string);
+    t.take_into("count", task.count, read_int);
+    t.take_into("nice", task.nice, read_int);
+    if (const toml::node* p = t.take("policy"))
+        task.policy = read_choice<sched_policy>(*p, t.field("policy"),
+                                                {{"normal", sched_policy::normal},
+                                                 {"batch", sched_policy::batch},
+                                                 {"idle", sched_policy::idle}});
+    if (const toml::node* a = t.take("affinity"))
+        for_each_element(*a, t.field("affinity"), lines,
+                         [&](const toml::node& cpu, const std::string& f) {
+                             task.affinity.push_back(read_int(cpu, f));
+                         });
+    if (const toml::node* b = t.take("behaviour"))
+        task.behaviour = read_behaviour(*b, t.field("behaviour"), lines);
+    t.take_into("start", task.start, read_duration);
+    t.take_into("stagger", task.stagger, read_duration);
+    t.take_into("lifetime", task.lifetime, read_duration);
+    t.take_into("exit_at", task.exit_at, read_duration);
+    if (const toml::node* r = t.take("renice"))
+        for_each_element(*r, t.field("renice"), lines,
+                         [&](const toml::node& e, const std::string& f) {
+                             table_reader rt(read_table(e, f), f, lines);
+                             renice_spec spec;
+                             spec.at = read_duration(rt.take_required("at"), rt.field("at"));
+                             spec.nice = read_int(rt.take_required("nice"), rt.field("nice"));
+                             rt.reject_unknown();
+                             task.renice.push_back(spec);
+                         });
+    t.reject_unknown();
+    return task;
+}
+
+inline kernel_version read_kernel(const toml::node& n, const std::string& field) {
+    if (n.is_floating_point())
+        wrong_type(field, n, "a string such as \"6.8\" (as a number, 6.10 would read as 6.1)");
+    const std::string text = read_string(n, field);
+    if (const auto v = kernel_version::parse(text))
+        return *v;
+    throw scenario_error(field, "\"" + text + "\" is not a kernel release such as \"6.8\"");
+}
+
+inline machine_spec read_machine(const toml::node& n, field_lines& lines) {
+    table_reader t(read_table(n, "machine"), "machine", lines);
+    machine_spec m;
+    t.take_into("cpus", m.cpus, read_int);
+    t.take_into("online_cpus", m.online_cpus, read_int);
+    t.take_into("hz", m.hz, read_int);
+    t.take_into("kernel", m.kernel, read_kernel);
+    if (const toml::node* s = t.take("scaling"))
+        m.scaling = read_choice<tunable_scaling>(*s, t.field("scaling"),
+                                                 {{"none", tunable_scaling::none},
+                                                  {"log", tunable_scaling::log},
+                                                  {"linear", tunable_scaling::linear}});
+    t.take_into("base_slice", m.base_slice_ns, read_duration);
+    t.take_into("latency", m.latency_ns, read_duration);
+    t.take_into("min_granularity", m.min_granularity_ns, read_duration);
+    t.take_into("wakeup_granularity", m.wakeup_granularity_ns, read_duration);
+    if (const toml::node* c = t.take("calc_delta"))
+        m.delta_mode = read_choice<calc_delta_mode>(*c, t.field("calc_delta"),
+                                                    {{"inverse", calc_delta_mode::inverse_multiply},
+                                                     {"exact", calc_delta_mode::exact_division}});
+    t.take_into("resched_latency", m.resched_latency_ns, read_duration);
+    t.take_into("irq_time_accounting", m.irq_time_accounting, read_bool);
+    t.take_into("tick_irq", m.tick_irq_ns, read_duration);
+    if (const toml::node* f = t.take("features")) {
+        const std::string path = t.field("features");
+        for (const auto& [key, value] : read_table(*f, path)) {
+            const std::string name{key.str()};
+            lines.note(path + "." + name, key.source());
+            m.features[name] = read_bool(value, path + "." + name);
+        }
+    }
+    t.reject_unknown();
+    return m;
+}
+
+// window = ["2s", "20s"] or window = { start = "2s", end = "20s" } (either bound optional).
+inline void read_window(const toml::node& n, scenario& sc, field_lines& lines) {
+    if (const toml::array* a = n.as_array()) {
+        if (a->size() != 2)
+            throw scenario_error("window", "expected [start, end], got " +
+                                               std::to_string(a->size()) + " elements");
+        lines.note("window.start", (*a)[0].source());
+        lines.note("window.end", (*a)[1].source());
+        sc.window_start = read_duration((*a)[0], "window.start");
+        sc.window_end = read_duration((*a)[1], "window.end");
+        return;
+    }
+    if (!n.is_table())
+        wrong_type("window", n, "[start, end] or a table { start = ..., end = ... }");
+    table_reader t(*n.as_table(), "window", lines);
+    t.take_into("start", sc.window_start, read_duration);
+    t.take_into("end", sc.window_end, read_duration);
+    t.reject_unknown();
+}
+
+inline std::map<std::string, double>
+read_group_values(const toml::node& n, const std::string& field, field_lines& lines) {
+    std::map<std::string, double> values;
+    for (const auto& [key, value] : read_table(n, field)) {
+        const std::string group{key.str()};
+        lines.note(field + "." + group, key.source());
+        values[group] = read_number(value, field + "." + group);
+    }
+    return values;
+}
+
+inline measured_spec read_measured(const toml::node& n, field_lines& lines) {
+    table_reader t(read_table(n, "measured"), "measured", lines);
+    measured_spec m;
+    t.take_into("source", m.source, read_string);
+    if (const toml::node* s = t.take("share"))
+        m.share = read_group_values(*s, t.field("share"), lines);
+    if (const toml::node* r = t.take("ratio"))
+        m.ratio = read_group_values(*r, t.field("ratio"), lines);
+    t.reject_unknown();
+    return m;
+}
+
+inline scenario read_scenario(const toml::table& root, std::string default_name,
+                              field_lines& lines) {
+    table_reader t(root, "", lines);
+    scenario sc;
+    sc.name = std::move(default_name);
+    t.take_into("name", sc.name, read_string);
+    t.take_into("description", sc.description, read_string);
+    t.take_into("length", sc.length, read_duration);
+    if (const toml::node* w = t.take("window"))
+        read_window(*w, sc, lines);
+    t.take_into("repetitions", sc.repetitions, read_int);
+    if (const toml::node* s = t.take("seed")) {
+        const std::int64_t seed = read_integer(*s, "seed");
+        if (seed < 0)
+            throw scenario_error("seed", std::to_string(seed) + " is negative");
+        sc.seed = static_cast<std::uint64_t>(seed);
+    }
+    t.take_into("reference", sc.reference, read_string);
+    if (const toml::node* m = t.take("machine"))
+        sc.machine = read_machine(*m, lines);
+    if (const toml::node* tasks = t.take("tasks")) {
+        if (!tasks->is_array_of_tables())
+            wrong_type("tasks", *tasks, "an array of tables ([[tasks]])");
+        for_each_element(*tasks, "tasks", lines, [&](const toml::node& e, const std::string& f) {
+            sc.tasks.push_back(read_task(e, f, lines));
+        });
+    }
+    if (const toml::node* m = t.take("measured"))
+        sc.measured = read_measured(*m, lines);
+    t.reject_unknown();
+    return sc;
+}
+
+} // namespace detail
+
+// origin names the text in errors (a file name); its stem is the scenario's name unless the
+// text sets one.
+inline scenario parse_scenario(std::string_view toml_text, const std::string& origin) {
+    toml::table root;
+    try {
+        root = toml::parse(toml_text, origin);
+    } catch (const toml::parse_error& e) {
+        const toml::source_position& at = e.source().begin;
+        throw scenario_error({},
+                             "TOML syntax error at line " + std::to_string(at.line) + ", column " +
+                                 std::to_string(at.column) + ": " + std::string{e.description()},
+                             origin);
+    }
+    std::string name = std::filesystem::path(origin).stem().string();
+    detail::field_lines lines;
+    try {
+        scenario sc = detail::read_scenario(root, name.empty() ? "scenario" : name, lines);
+        (void)validate(sc); // warnings are for the caller to fetch with validate()
+        return sc;
+    } catch (const scenario_error& e) {
+        throw lines.locate(e).in(origin);
+    }
+}
+
+inline scenario load_scenario(const std::filesystem::path& path) {
+    const std::string origin = path.string();
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        throw scenario_error({}, "is a directory, not a scenario file", origin);
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw scenario_error(
+            {}, std::filesystem::exists(path, ec) ? "cannot be opened" : "no such file", origin);
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (in.bad())
+        throw scenario_error({}, "cannot be read", origin);
+    return parse_scenario(text.str(), origin);
+}
+
+} // namespace libsched

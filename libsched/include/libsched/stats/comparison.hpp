@@ -1,0 +1,68 @@
+#pragma once
+// Prediction against measurement: a replay's measured shares and ratios beside the
+// simulated ones, with the error in the unit that suits each (percentage points for a
+// share, percent of the measurement for a ratio).
+#include <algorithm>
+#include <libsched/scenario/scenario.hpp>
+#include <libsched/stats/group_summary.hpp>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace libsched::stats {
+
+enum class measured_quantity { share, ratio };
+
+inline constexpr std::string_view quantity_name(measured_quantity q) {
+    return q == measured_quantity::share ? "share" : "ratio";
+}
+
+// The unit of comparison::error.
+inline constexpr std::string_view error_unit(measured_quantity q) {
+    return q == measured_quantity::share ? "pp" : "%";
+}
+
+struct comparison {
+    std::string group;
+    measured_quantity quantity = measured_quantity::share;
+    std::optional<double> predicted; // nullopt: the run gave no value (no repetition, no
+                                     // time for the reference group)
+    double measured = 0;
+    std::optional<double> error; // share: (predicted - measured) * 100 percentage points;
+                                 // ratio: (predicted / measured - 1) * 100 percent
+};
+
+// Shares first, then ratios, each in the order of `groups` (the scenario's order); measured
+// groups without a row come last.
+inline std::vector<comparison> compare_measured(const std::vector<row_summary>& groups,
+                                                const measured_spec& measured) {
+    std::vector<comparison> out;
+    const auto add = [&](const std::map<std::string, double>& values, measured_quantity q) {
+        std::vector<std::string> order;
+        for (const auto& row : groups)
+            if (values.count(row.group) != 0)
+                order.push_back(row.group);
+        for (const auto& [group, value] : values)
+            if (std::find(order.begin(), order.end(), group) == order.end())
+                order.push_back(group);
+        for (const std::string& group : order) {
+            comparison c{group, q, std::nullopt, values.at(group), std::nullopt};
+            for (const auto& row : groups)
+                if (row.group == group)
+                    c.predicted =
+                        q == measured_quantity::share ? std::optional{row.share} : row.ratio;
+            if (c.predicted && q == measured_quantity::share)
+                c.error = (*c.predicted - c.measured) * 100;
+            else if (c.predicted && c.measured != 0)
+                c.error = (*c.predicted / c.measured - 1) * 100;
+            out.push_back(std::move(c));
+        }
+    };
+    add(measured.share, measured_quantity::share);
+    add(measured.ratio, measured_quantity::ratio);
+    return out;
+}
+
+} // namespace libsched::stats

@@ -1,0 +1,102 @@
+#pragma once
+// Summaries of a sample: mean, median, extremes and percentiles, over doubles or integer
+// durations. The analysis side, so floating point is fine here (never in the core).
+//
+// median(): the middle value, or the mean of the middle two for an even count.
+// percentile(): nearest rank, the smallest value with at least p% of the sample at or below
+// it, i.e. the ceil(p/100 * n)-th smallest (the smallest one for p = 0); always an observed
+// value, so percentile(v, 50) can differ from median(v) for an even count.
+// Each throws std::invalid_argument for an empty sample.
+#include <algorithm>
+#include <cmath>
+#include <concepts>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace libsched::stats {
+
+template <class T>
+concept sample_value = std::integral<T> || std::floating_point<T>;
+
+namespace detail {
+
+template <sample_value T> std::vector<T> sorted_sample(const std::vector<T>& v, const char* what) {
+    if (v.empty())
+        throw std::invalid_argument(std::string{what} + " of an empty sample");
+    std::vector<T> s = v;
+    std::sort(s.begin(), s.end());
+    return s;
+}
+
+template <sample_value T> double median_of_sorted(const std::vector<T>& s) {
+    const std::size_t n = s.size();
+    if (n % 2 == 1)
+        return static_cast<double>(s[n / 2]);
+    return (static_cast<double>(s[n / 2 - 1]) + static_cast<double>(s[n / 2])) / 2;
+}
+
+template <sample_value T> double nearest_rank(const std::vector<T>& s, double p) {
+    if (!(p >= 0 && p <= 100))
+        throw std::invalid_argument("percentile " + std::to_string(p) + " is outside [0, 100]");
+    // p * n is exact for the usual integral p, so p = 99 of n = 100 is rank 99, not 100.
+    const double rank = std::ceil(p * static_cast<double>(s.size()) / 100);
+    const std::size_t r = std::max<std::size_t>(1, static_cast<std::size_t>(rank));
+    return static_cast<double>(s[std::min(r, s.size()) - 1]);
+}
+
+} // namespace detail
+
+template <sample_value T> double mean(const std::vector<T>& v) {
+    if (v.empty())
+        throw std::invalid_argument("mean of an empty sample");
+    double sum = 0;
+    for (const T x : v)
+        sum += static_cast<double>(x);
+    return sum / static_cast<double>(v.size());
+}
+
+template <sample_value T> double median(const std::vector<T>& v) {
+    return detail::median_of_sorted(detail::sorted_sample(v, "median"));
+}
+
+template <sample_value T> double percentile(const std::vector<T>& v, double p) {
+    return detail::nearest_rank(detail::sorted_sample(v, "percentile"), p);
+}
+
+template <sample_value T> double min(const std::vector<T>& v) {
+    if (v.empty())
+        throw std::invalid_argument("min of an empty sample");
+    return static_cast<double>(*std::min_element(v.begin(), v.end()));
+}
+
+template <sample_value T> double max(const std::vector<T>& v) {
+    if (v.empty())
+        throw std::invalid_argument("max of an empty sample");
+    return static_cast<double>(*std::max_element(v.begin(), v.end()));
+}
+
+// Everything at once, sorting once. An empty sample gives count 0 and zeros elsewhere.
+struct sample_summary {
+    std::size_t count = 0;
+    double mean = 0;
+    double min = 0;
+    double p50 = 0; // nearest rank, like p99
+    double p99 = 0;
+    double max = 0;
+};
+
+template <sample_value T> sample_summary summarize(const std::vector<T>& v) {
+    if (v.empty())
+        return {};
+    const std::vector<T> s = detail::sorted_sample(v, "summary");
+    return {s.size(),
+            stats::mean(s),
+            static_cast<double>(s.front()),
+            detail::nearest_rank(s, 50),
+            detail::nearest_rank(s, 99),
+            static_cast<double>(s.back())};
+}
+
+} // namespace libsched::stats

@@ -1,0 +1,192 @@
+// des/simulator.hpp: the (time, priority, sequence) order, cancel, run(until), step and peek.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <libsched/des/simulator.hpp>
+#include <limits>
+#include <random>
+#include <vector>
+
+using namespace libsched::des;
+
+namespace {
+
+// Records what ran, and when: the payload names the event.
+struct recorder final : handler {
+    std::vector<std::uint64_t> ran;
+    std::vector<time_point> at;
+    void fire(simulator& sim, std::uint64_t payload) override {
+        ran.push_back(payload);
+        at.push_back(sim.now());
+    }
+};
+
+// Schedules a follow-up event at the same instant and priority as itself.
+struct chainer final : handler {
+    recorder* rec = nullptr;
+    int priority = 0;
+    void fire(simulator& sim, std::uint64_t payload) override {
+        rec->fire(sim, payload);
+        sim.schedule_at(sim.now(), priority, *rec, payload + 1000);
+    }
+};
+
+} // namespace
+
+TEST_CASE("events run in (time, priority, insertion) order") {
+    for (std::uint64_t seed : {1u, 2u, 3u}) {
+        std::mt19937_64 rng(seed);
+        simulator sim;
+        recorder rec;
+        struct planned {
+            time_point time;
+            int priority;
+            std::uint64_t order; // insertion order, also the payload
+        };
+        std::vector<planned> plan;
+        // Few distinct times and priorities, so that many events tie on both.
+        for (std::uint64_t i = 0; i < 2000; ++i) {
+            const auto t = static_cast<time_point>(rng() % 20);
+            const int prio = static_cast<int>(rng() % 3) - 1;
+            plan.push_back({t, prio, i});
+            sim.schedule_at(t, prio, rec, i);
+        }
+        std::stable_sort(plan.begin(), plan.end(), [](const planned& a, const planned& b) {
+            return a.time != b.time ? a.time < b.time : a.priority < b.priority;
+        });
+        sim.run(100);
+        REQUIRE(rec.ran.size() == plan.size());
+        for (std::size_t i = 0; i < plan.size(); ++i) {
+            INFO("seed " << seed << ", position " << i);
+            CHECK(rec.ran[i] == plan[i].order);
+            CHECK(rec.at[i] == plan[i].time);
+        }
+        CHECK(sim.events_processed() == plan.size());
+    }
+}
+
+TEST_CASE("an event scheduled for now runs after the events already waiting at now") {
+    simulator sim;
+    recorder rec;
+    chainer first;
+    first.rec = &rec;
+    first.priority = 0;
+    sim.schedule_at(5, 0, first, 1);
+    sim.schedule_at(5, 0, rec, 2);
+    sim.schedule_at(5, 1, rec, 3); // lower priority: after the chained event of priority 0
+    sim.run(10);
+    CHECK(rec.ran == std::vector<std::uint64_t>{1, 2, 1001, 3});
+}
+
+TEST_CASE("an event in the past is clamped to now") {
+    simulator sim;
+    recorder rec;
+    sim.run(50);
+    sim.schedule_at(10, 0, rec, 7);
+    CHECK(sim.peek() == 50);
+    CHECK(sim.step());
+    CHECK(rec.at == std::vector<time_point>{50});
+}
+
+TEST_CASE("cancelled events do not run") {
+    simulator sim;
+    recorder rec;
+    const event_id a = sim.schedule_at(10, 0, rec, 1);
+    const event_id b = sim.schedule_at(20, 0, rec, 2);
+    sim.schedule_at(30, 0, rec, 3);
+    const event_id d = sim.schedule_at(30, 0, rec, 4);
+    CHECK(a != b);
+
+    sim.cancel(a); // the earliest one: peek must skip it
+    CHECK(sim.peek() == 20);
+    sim.cancel(d); // one of two equal keys
+    sim.run(100);
+    CHECK(rec.ran == std::vector<std::uint64_t>{2, 3});
+    CHECK(sim.events_processed() == 2);
+}
+
+TEST_CASE("cancelling every pending event leaves an empty queue") {
+    simulator sim;
+    recorder rec;
+    std::vector<event_id> ids;
+    for (int i = 0; i < 10; ++i)
+        ids.push_back(sim.schedule_at(i, 0, rec, static_cast<std::uint64_t>(i)));
+    for (event_id id : ids)
+        sim.cancel(id);
+    CHECK(sim.peek() == std::numeric_limits<time_point>::max());
+    CHECK_FALSE(sim.step());
+    CHECK(rec.ran.empty());
+}
+
+TEST_CASE("run(until) runs the events before until, then sets the clock to until") {
+    simulator sim;
+    recorder rec;
+    sim.schedule_at(99, 0, rec, 1);
+    sim.schedule_at(100, 0, rec, 2); // exactly at until: left for later
+    sim.schedule_at(150, 0, rec, 3);
+    sim.run(100);
+    CHECK(sim.now() == 100);
+    CHECK(rec.ran == std::vector<std::uint64_t>{1});
+    CHECK(sim.peek() == 100);
+
+    sim.run(101);
+    CHECK(sim.now() == 101);
+    CHECK(rec.ran == std::vector<std::uint64_t>{1, 2});
+
+    sim.run(1000); // runs the last event, then idles to until
+    CHECK(sim.now() == 1000);
+    CHECK(rec.ran == std::vector<std::uint64_t>{1, 2, 3});
+
+    simulator empty;
+    empty.run(42);
+    CHECK(empty.now() == 42);
+}
+
+TEST_CASE("schedule_in is relative to now") {
+    simulator sim;
+    recorder rec;
+    sim.run(1000);
+    sim.schedule_in(25, 0, rec, 1);
+    CHECK(sim.peek() == 1025);
+}
+
+TEST_CASE("stop() ends run() after the current event, without moving the clock on") {
+    struct stopper final : handler {
+        void fire(simulator& sim, std::uint64_t) override { sim.stop(); }
+    } stop_h;
+    simulator sim;
+    recorder rec;
+    sim.schedule_at(10, 0, stop_h);
+    sim.schedule_at(20, 0, rec, 1);
+    sim.run(100);
+    CHECK(sim.now() == 10);
+    CHECK(rec.ran.empty());
+    sim.run(100); // a new run() starts again
+    CHECK(rec.ran == std::vector<std::uint64_t>{1});
+    CHECK(sim.now() == 100);
+}
+
+TEST_CASE("step and peek") {
+    simulator sim;
+    recorder rec;
+    CHECK(sim.peek() == std::numeric_limits<time_point>::max());
+    CHECK_FALSE(sim.step());
+    CHECK(sim.now() == 0);
+
+    sim.schedule_at(30, 0, rec, 1);
+    sim.schedule_at(20, 5, rec, 2);
+    sim.schedule_at(20, -5, rec, 3);
+    CHECK(sim.peek() == 20);
+    CHECK(sim.step());
+    CHECK(sim.now() == 20);
+    CHECK(rec.ran == std::vector<std::uint64_t>{3});
+    CHECK(sim.peek() == 20);
+    CHECK(sim.step());
+    CHECK(rec.ran == std::vector<std::uint64_t>{3, 2});
+    CHECK(sim.peek() == 30);
+    CHECK(sim.step());
+    CHECK(sim.now() == 30);
+    CHECK_FALSE(sim.step());
+    CHECK(sim.now() == 30);
+    CHECK(sim.events_processed() == 3);
+}

@@ -1,0 +1,82 @@
+#pragma once
+// A hand-made run for the tests of the summaries, the JSON document and the report: groups
+// a (two tasks, nice 0) and b (one task, nice 5, the reference) over three repetitions of
+// a 1 s window. The numbers are chosen so that the median of the per-repetition ratios
+// (7/3) differs from the ratio of the medians (0.65 / 0.30).
+//
+//   repetition            0       1       2
+//   share  a.0 + a.1   0.30+0.30 0.35+0.35 0.32+0.33  -> a: 0.60 0.70 0.65 (median 0.65)
+//          b              0.40    0.30    0.10                            (median 0.30)
+//   a / b                 1.5     7/3     6.5                             (median 7/3)
+//   jiffies: 100 x share, read as /proc deltas from a start of 5
+//   getrusage utime: a.0 1 s, a.1 0.5 s, b 0.25 s   -> a 1500 ms, b 250 ms, ratio 6
+//   window switches: a.0 4 + a.1 6 involuntary; b 10, 20, 30 voluntary (median 20)
+//   wakeup latency of b: {1, 3} us, {2} us, {}      -> pooled {1, 2, 3} us
+#include <cstdint>
+#include <libsched/scenario/result.hpp>
+#include <libsched/scenario/scenario.hpp>
+#include <string>
+#include <vector>
+
+namespace sample_run {
+
+inline libsched::scenario scenario() {
+    libsched::scenario sc;
+    sc.name = "sample";
+    sc.length = libsched::nsec_per_sec;
+    sc.machine.kernel = {6, 8};
+    libsched::task_spec a;
+    a.name = "a";
+    a.count = 2;
+    libsched::task_spec b;
+    b.name = "b";
+    b.nice = 5;
+    sc.tasks = {a, b};
+    sc.reference = "b";
+    sc.repetitions = 3;
+    return sc;
+}
+
+inline libsched::task_result task(const std::string& name, const std::string& group, int nice,
+                                  double share) {
+    libsched::task_result t;
+    t.name = name;
+    t.group = group;
+    t.nice = nice;
+    t.share = share;
+    t.window_runtime = static_cast<libsched::duration>(share * 1e9);
+    t.stat_utime_start = 5;
+    t.stat_utime_end = 5 + static_cast<std::int64_t>(share * 100 + 0.5);
+    return t;
+}
+
+inline libsched::run_result result() {
+    const double a0[] = {0.30, 0.35, 0.32};
+    const double a1[] = {0.30, 0.35, 0.33};
+    const double b[] = {0.40, 0.30, 0.10};
+    const std::vector<std::vector<libsched::duration>> wakeups = {{1'000, 3'000}, {2'000}, {}};
+    libsched::run_result r;
+    r.scenario = "sample";
+    r.window_start = 0;
+    r.window_end = libsched::nsec_per_sec;
+    for (std::size_t i = 0; i < 3; ++i) {
+        libsched::repetition_result rep;
+        rep.seed = 1 + i;
+        rep.events = 1000;
+        rep.tasks = {task("a.0", "a", 0, a0[i]), task("a.1", "a", 0, a1[i]),
+                     task("b", "b", 5, b[i])};
+        rep.tasks[0].ru_utime_us = 1'000'000;
+        rep.tasks[1].ru_utime_us = 500'000;
+        rep.tasks[2].ru_utime_us = 250'000;
+        rep.tasks[0].window_nivcsw = 4;
+        rep.tasks[1].window_nivcsw = 6;
+        rep.tasks[2].window_nvcsw = 10 * (i + 1);
+        rep.tasks[2].wakeup_latency = wakeups[i];
+        rep.tasks[2].exited = 900'000'000;
+        rep.cpus = {{0, 1'000'000'000, 0, 1'000'000'000, 0, 0, 500}};
+        r.repetitions.push_back(rep);
+    }
+    return r;
+}
+
+} // namespace sample_run

@@ -1,0 +1,177 @@
+// io/cli.hpp: run_cli() as a user meets it, with its output and exit status (0 success,
+// 1 scenario or file errors, 2 usage errors).
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <libsched/io/cli.hpp>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace libsched;
+
+namespace {
+
+struct cli_result {
+    int status;
+    std::string out, err;
+};
+
+cli_result cli(const std::vector<std::string>& args) {
+    std::ostringstream out, err;
+    const int status = run_cli(args, out, err);
+    return {status, out.str(), err.str()};
+}
+
+// A path in the temporary directory that no other test run uses at the same time.
+std::filesystem::path temp_path(const std::string& name) {
+    const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
+    return std::filesystem::temp_directory_path() / (std::to_string(now) + "-" + name);
+}
+
+// A scenario file in the temporary directory, removed again at the end of the test.
+class temp_file {
+public:
+    temp_file(const std::string& name, const std::string& text) : path_(temp_path(name)) {
+        std::ofstream(path_) << text;
+    }
+    ~temp_file() { std::filesystem::remove(path_); }
+    temp_file(const temp_file&) = delete;
+    temp_file& operator=(const temp_file&) = delete;
+    std::string path() const { return path_.string(); }
+
+private:
+    std::filesystem::path path_;
+};
+
+const char* const pair_scenario = R"(name = "cli-pair"
+length = "200ms"
+reference = "b"
+[machine]
+kernel = "6.8"
+[[tasks]]
+name = "a"
+[[tasks]]
+name = "b"
+nice = 5
+[measured]
+share = { a = 0.75 }
+)";
+
+bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
+} // namespace
+
+TEST_CASE("check: ok for a good file, status 1 and the field for a bad one") {
+    const temp_file good("libsched-cli-good.toml", pair_scenario);
+    const auto ok = cli({"check", good.path()});
+    CHECK(ok.status == 0);
+    CHECK(ok.out == good.path() + ": ok\n");
+
+    const temp_file bad("libsched-cli-bad.toml",
+                        "[machine]\ncpus = 2\n[[tasks]]\nname = \"a\"\naffinity = [0, 2]\n");
+    const auto r = cli({"check", bad.path()});
+    CHECK(r.status == 1);
+    CHECK(contains(r.err, "libsched: " + bad.path() +
+                              ": tasks[0].affinity: affinity to CPU 2 but the machine has 2 CPUs"));
+
+    // A missing file is a file error, not a usage error, and the other files still count.
+    const auto missing = cli({"check", good.path(), "no-such-file.toml"});
+    CHECK(missing.status == 1);
+    CHECK(contains(missing.out, ": ok"));
+    CHECK(contains(missing.err, "libsched: no-such-file.toml: no such file"));
+}
+
+TEST_CASE("check prints warnings and still succeeds") {
+    const temp_file clamped("libsched-cli-clamped.toml", "[[tasks]]\nname = \"a\"\nnice = 20\n");
+    const auto r = cli({"check", clamped.path()});
+    CHECK(r.status == 0);
+    CHECK(contains(r.err, "warning: tasks[0].nice: 20 clamped to 19 as setpriority() does"));
+}
+
+TEST_CASE("weights prints one row per nice level") {
+    const auto r = cli({"weights"});
+    CHECK(r.status == 0);
+    std::istringstream lines(r.out);
+    const std::regex row(R"(^\s*(-?\d+)\s+(\d+)\s+(\d+)\s.*)");
+    std::vector<int> nices;
+    for (std::string line; std::getline(lines, line);) {
+        std::smatch m;
+        if (std::regex_match(line, m, row))
+            nices.push_back(std::stoi(m[1]));
+    }
+    REQUIRE(nices.size() == 40);
+    CHECK(nices.front() == -20);
+    CHECK(nices.back() == 19);
+    CHECK(contains(r.out, "   0    1024    4194304"));
+}
+
+TEST_CASE("usage errors exit with 2") {
+    CHECK(cli({}).status == 2);
+    CHECK(cli({"frobnicate"}).status == 2);
+    CHECK(cli({"run"}).status == 2);
+    CHECK(cli({"run", "--reps", "0", "x.toml"}).status == 2);
+    CHECK(cli({"run", "--no-such-flag", "x.toml"}).status == 2);
+    const auto kernel = cli({"features", "--kernel", "banana"});
+    CHECK(kernel.status == 2);
+    CHECK(contains(kernel.err, "--kernel"));
+}
+
+TEST_CASE("the version and help flags succeed") {
+    const auto v = cli({"--version"});
+    CHECK(v.status == 0);
+    CHECK(v.out == std::string{"libsched "} + LIBSCHED_VERSION_STRING + "\n");
+    const auto h = cli({"run", "--help"});
+    CHECK(h.status == 0);
+    CHECK(contains(h.out, "--json"));
+}
+
+TEST_CASE("features lists a release's flags") {
+    const auto eevdf = cli({"features", "--kernel", "6.8"});
+    CHECK(eevdf.status == 0);
+    CHECK(contains(eevdf.out, "RUN_TO_PARITY"));
+    CHECK(contains(eevdf.out, "not in 6.8: gentle_fair_sleepers"));
+    const auto cfs = cli({"features", "--kernel", "5.15"});
+    CHECK(contains(cfs.out, "GENTLE_FAIR_SLEEPERS"));
+    CHECK_FALSE(contains(cfs.out, "RUN_TO_PARITY  "));
+}
+
+TEST_CASE("run prints a report or JSON") {
+    const temp_file f("libsched-cli-run.toml", pair_scenario);
+    const auto table = cli({"run", "--quiet", f.path()});
+    CHECK(table.status == 0);
+    CHECK(contains(table.out, "cli-pair: kernel 6.8 (EEVDF), 1 CPU, HZ 250"));
+    CHECK(contains(table.out, "measured %"));
+
+    const auto json = cli({"run", "--json", "--reps", "2", "--seed", "9", f.path()});
+    CHECK(json.status == 0);
+    const auto doc = nlohmann::json::parse(json.out);
+    CHECK(doc["scenario"] == "cli-pair");
+    REQUIRE(doc["repetitions"].size() == 2);
+    CHECK(doc["repetitions"][0]["seed"] == 9);
+    CHECK(doc["repetitions"][1]["seed"] == 10);
+    CHECK(doc["summary"].size() == 2);
+    CHECK(doc.contains("error"));
+}
+
+TEST_CASE("replay runs a folder's files in order and sums up the comparisons") {
+    const auto dir = temp_path("libsched-cli-replays");
+    std::filesystem::create_directories(dir);
+    for (const char* name : {"b-second.toml", "a-first.toml"})
+        std::ofstream(dir / name) << pair_scenario;
+    std::ofstream(dir / "notes.txt") << "not a scenario";
+    const auto r = cli({"replay", dir.string()});
+    std::filesystem::remove_all(dir);
+    CHECK(r.status == 0);
+    CHECK(contains(r.out, "replay summary"));
+    CHECK(contains(r.out, "share a"));
+
+    const auto none = cli({"replay", (dir / "gone").string()});
+    CHECK(none.status == 1);
+    CHECK(contains(none.err, "no such file or directory"));
+}

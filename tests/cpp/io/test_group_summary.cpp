@@ -1,0 +1,88 @@
+// stats/group_summary.hpp and stats/comparison.hpp on the hand-made run of sample_run.hpp,
+// whose expected figures are worked out there.
+#include "sample_run.hpp"
+#include <catch2/catch.hpp>
+#include <libsched/stats/comparison.hpp>
+#include <libsched/stats/group_summary.hpp>
+
+using namespace libsched;
+
+TEST_CASE("group rows: medians of per-repetition sums, ratios per repetition first") {
+    const auto rows = stats::summarize_groups(sample_run::result(), sample_run::scenario());
+    REQUIRE(rows.size() == 2);
+    const stats::row_summary& a = rows[0];
+    const stats::row_summary& b = rows[1];
+    CHECK(a.name == "a");
+    CHECK(a.tasks == 2);
+    CHECK(a.nice == 0);
+    CHECK(b.nice == 5);
+    CHECK(a.share == Approx(0.65));
+    CHECK(b.share == Approx(0.30));
+    REQUIRE(a.ratio);
+    CHECK(*a.ratio == Approx(7.0 / 3)); // not 0.65 / 0.30
+    CHECK(*b.ratio == Approx(1.0));
+    CHECK(a.jiffies == 65);
+    CHECK(*a.jratio == Approx(7.0 / 3));
+    CHECK(a.ru_utime_ms == Approx(1500));
+    CHECK(b.ru_utime_ms == Approx(250));
+    CHECK(*a.ru_ratio == Approx(6));
+    CHECK(a.nivcsw_per_s == Approx(10));
+    CHECK(a.nvcsw_per_s == 0);
+    CHECK(b.nvcsw_per_s == Approx(20));
+    CHECK(a.wakeup_latency.count == 0);
+    CHECK(b.wakeup_latency.count == 3);
+    CHECK(b.wakeup_latency.p50 == 2'000);
+    CHECK(b.wakeup_latency.max == 3'000);
+}
+
+TEST_CASE("task rows: one per instance, ratios to the reference group") {
+    const auto rows = stats::summarize_tasks(sample_run::result(), sample_run::scenario());
+    REQUIRE(rows.size() == 3);
+    CHECK(rows[0].name == "a.0");
+    CHECK(rows[0].group == "a");
+    CHECK(rows[0].tasks == 1);
+    CHECK(rows[0].share == Approx(0.32));
+    // 0.30 / 0.40, 0.35 / 0.30, 0.32 / 0.10
+    CHECK(*rows[0].ratio == Approx(0.35 / 0.30));
+}
+
+TEST_CASE("no reference, no ratios; a reference without time skips that repetition") {
+    scenario sc = sample_run::scenario();
+    sc.reference.clear();
+    const auto plain = stats::summarize_groups(sample_run::result(), sc);
+    CHECK_FALSE(plain[0].ratio);
+    CHECK_FALSE(plain[0].jratio);
+
+    run_result r = sample_run::result();
+    r.repetitions[2].tasks[2].share = 0; // b got nothing in repetition 2
+    const auto rows = stats::summarize_groups(r, sample_run::scenario());
+    CHECK(*rows[0].ratio == Approx((1.5 + 7.0 / 3) / 2));
+}
+
+TEST_CASE("an empty run has no rows") {
+    CHECK(stats::summarize_groups(run_result{}, sample_run::scenario()).empty());
+    CHECK(stats::summarize_tasks(run_result{}, sample_run::scenario()).empty());
+}
+
+TEST_CASE("comparison: percentage points for shares, percent for ratios") {
+    measured_spec m;
+    m.share = {{"b", 0.30}, {"a", 0.60}};
+    m.ratio = {{"a", 2.0}};
+    const auto rows = stats::summarize_groups(sample_run::result(), sample_run::scenario());
+    const auto c = stats::compare_measured(rows, m);
+    REQUIRE(c.size() == 3);
+    CHECK(c[0].group == "a"); // the scenario's order, not the map's
+    CHECK(c[0].quantity == stats::measured_quantity::share);
+    CHECK(*c[0].predicted == Approx(0.65));
+    CHECK(*c[0].error == Approx(5.0));
+    CHECK(c[1].group == "b");
+    CHECK(*c[1].error == Approx(0).margin(1e-9));
+    CHECK(c[2].quantity == stats::measured_quantity::ratio);
+    CHECK(c[2].measured == 2.0);
+    CHECK(*c[2].error == Approx(100.0 / 6)); // 7/3 against 2
+
+    const auto none = stats::compare_measured({}, m);
+    REQUIRE(none.size() == 3);
+    CHECK_FALSE(none[0].predicted);
+    CHECK_FALSE(none[0].error);
+}

@@ -1,0 +1,58 @@
+// io/result_json.hpp on the hand-made run of sample_run.hpp.
+#include "sample_run.hpp"
+#include <catch2/catch.hpp>
+#include <libsched/io/result_json.hpp>
+
+using namespace libsched;
+
+TEST_CASE("the JSON document has the scenario, every repetition and the summary") {
+    const nlohmann::json j = to_json(sample_run::result(), sample_run::scenario());
+    CHECK(j["scenario"] == "sample");
+    CHECK(j["machine"]["kernel"] == "6.8");
+    CHECK(j["machine"]["model"] == "eevdf");
+    CHECK(j["window"]["end"] == nsec_per_sec);
+    CHECK(j["reference"] == "b");
+    REQUIRE(j["repetitions"].size() == 3);
+
+    const nlohmann::json& rep = j["repetitions"][1];
+    CHECK(rep["seed"] == 2);
+    REQUIRE(rep["tasks"].size() == 3);
+    const nlohmann::json& a0 = rep["tasks"][0];
+    CHECK(a0["name"] == "a.0");
+    CHECK(a0["stat_utime_start"] == 5);
+    CHECK(a0["stat_utime"] == 35); // the window's delta
+    CHECK(a0["exited"].is_null());
+    CHECK(a0["wakeup_latency"]["count"] == 0);
+    CHECK(a0["wakeup_latency"]["p99"].is_null());
+    const nlohmann::json& b = j["repetitions"][0]["tasks"][2];
+    CHECK(b["exited"] == 900'000'000);
+    CHECK(b["wakeup_latency"]["count"] == 2);
+    CHECK(b["wakeup_latency"]["max"] == 3'000);
+    CHECK(rep["cpus"][0]["nr_switches"] == 500);
+
+    REQUIRE(j["summary"].size() == 2);
+    CHECK(j["summary"][0]["group"] == "a");
+    CHECK(j["summary"][0]["share"].get<double>() == Approx(0.65));
+    CHECK(j["summary"][0]["ratio"].get<double>() == Approx(7.0 / 3));
+    CHECK(j["summary"][0]["ru_ratio"].get<double>() == Approx(6));
+    CHECK(j["summary"][1]["nvcsw_per_s"].get<double>() == Approx(20));
+    CHECK_FALSE(j.contains("measured"));
+    CHECK_FALSE(j.contains("error"));
+}
+
+TEST_CASE("measured values bring the prediction's error") {
+    scenario sc = sample_run::scenario();
+    sc.measured.source = "notes";
+    sc.measured.share = {{"a", 0.60}};
+    sc.measured.ratio = {{"a", 2.0}};
+    const nlohmann::json j = to_json(sample_run::result(), sc);
+    CHECK(j["measured"]["source"] == "notes");
+    CHECK(j["measured"]["share"]["a"] == 0.60);
+    CHECK(j["error"]["share"]["a"].get<double>() == Approx(5.0));
+    CHECK(j["error"]["ratio"]["a"].get<double>() == Approx(100.0 / 6));
+
+    const nlohmann::json empty = to_json(run_result{}, sc);
+    CHECK(empty["repetitions"].empty());
+    CHECK(empty["summary"].empty());
+    CHECK(empty["error"]["share"]["a"].is_null());
+}

@@ -1,0 +1,327 @@
+// io/scenario_toml.hpp: what a scenario file says arrives in the scenario, and every kind
+// of mistake in a file is reported with the field as written (and its line).
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <libsched/io/scenario_toml.hpp>
+#include <string>
+#include <vector>
+
+using namespace libsched;
+
+namespace {
+
+// A valid two-task scenario; mistakes are made by replacing one line of it.
+const std::string base = R"(name = "pair"
+length = "2s"
+reference = "b"
+[machine]
+cpus = 2
+hz = 250
+kernel = "6.8"
+[[tasks]]
+name = "a"
+affinity = [0]
+[[tasks]]
+name = "b"
+nice = 5
+)";
+
+std::string replaced(const std::string& from, const std::string& to) {
+    std::string text = base;
+    const auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    return text.replace(at, from.size(), to);
+}
+
+// The error parse_scenario() throws for text.
+scenario_error error_of(const std::string& text) {
+    try {
+        parse_scenario(text, "bad.toml");
+    } catch (const scenario_error& e) {
+        return e;
+    }
+    FAIL("parse_scenario() accepted:\n" << text);
+    return {"", ""};
+}
+
+bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
+} // namespace
+
+TEST_CASE("a complete scenario file fills every field") {
+    const scenario sc = parse_scenario(R"(
+name = "everything"
+description = "all of it"
+length = "20s"
+window = ["2s", "19.5s"]
+repetitions = 5
+seed = 7
+reference = "b"
+[machine]
+cpus = 2
+online_cpus = 8
+hz = 1000
+kernel = "5.15.3"
+scaling = "linear"
+latency = "12ms"
+min_granularity = 1500000
+wakeup_granularity = "2ms"
+calc_delta = "exact"
+resched_latency = "2us"
+irq_time_accounting = false
+tick_irq = "500ns"
+[machine.features]
+GENTLE_FAIR_SLEEPERS = false
+[[tasks]]
+name = "a"
+count = 3
+nice = -5
+policy = "batch"
+affinity = [1, 0]
+start = "1ms"
+stagger = "250us"
+lifetime = "10s"
+[[tasks]]
+name = "b"
+policy = "idle"
+exit_at = "15s"
+behaviour = { type = "periodic", run = "2ms", sleep = "8ms" }
+renice = [{ at = "5s", nice = 10 }, { at = "6s", nice = -3 }]
+[[tasks]]
+name = "c"
+behaviour = { type = "random", run = { dist = "exponential", mean = "1ms" }, sleep = { dist = "uniform", low = "1ms", high = "5ms" } }
+[[tasks]]
+name = "d"
+behaviour = { type = "random", run = "3ms", sleep = { dist = "constant", value = 100 } }
+[measured]
+source = "a note"
+share = { a = 1.5, b = 0 }
+ratio = { a = 3 }
+)",
+                                       "everything.toml");
+    CHECK(sc.name == "everything");
+    CHECK(sc.description == "all of it");
+    CHECK(sc.length == 20 * nsec_per_sec);
+    CHECK(sc.window_start == 2 * nsec_per_sec);
+    CHECK(sc.window_end == 19'500'000'000);
+    CHECK(sc.repetitions == 5);
+    CHECK(sc.seed == 7);
+    CHECK(sc.reference == "b");
+
+    const machine_spec& m = sc.machine;
+    CHECK(m.cpus == 2);
+    CHECK(m.online_cpus == 8);
+    CHECK(m.hz == 1000);
+    CHECK(m.kernel == kernel_version{5, 15});
+    CHECK(m.scaling == tunable_scaling::linear);
+    CHECK_FALSE(m.base_slice_ns);
+    CHECK(m.latency_ns == 12 * nsec_per_msec);
+    CHECK(m.min_granularity_ns == 1'500'000);
+    CHECK(m.wakeup_granularity_ns == 2 * nsec_per_msec);
+    CHECK(m.delta_mode == calc_delta_mode::exact_division);
+    CHECK(m.resched_latency_ns == 2'000);
+    CHECK_FALSE(m.irq_time_accounting);
+    CHECK(m.tick_irq_ns == 500);
+    CHECK(m.features == std::map<std::string, bool>{{"GENTLE_FAIR_SLEEPERS", false}});
+
+    REQUIRE(sc.tasks.size() == 4);
+    const task_spec& a = sc.tasks[0];
+    CHECK(a.count == 3);
+    CHECK(a.nice == -5);
+    CHECK(a.policy == sched_policy::batch);
+    CHECK(a.affinity == std::vector<int>{1, 0});
+    CHECK(a.start == nsec_per_msec);
+    CHECK(a.stagger == 250'000);
+    CHECK(a.lifetime == 10 * nsec_per_sec);
+    CHECK_FALSE(a.exit_at);
+    CHECK(a.behaviour.type == behaviour_spec::kind::burner);
+
+    const task_spec& b = sc.tasks[1];
+    CHECK(b.policy == sched_policy::idle);
+    CHECK(b.exit_at == 15 * nsec_per_sec);
+    CHECK(b.behaviour.type == behaviour_spec::kind::periodic);
+    CHECK(b.behaviour.run == 2 * nsec_per_msec);
+    CHECK(b.behaviour.sleep == 8 * nsec_per_msec);
+    REQUIRE(b.renice.size() == 2);
+    CHECK(b.renice[0].at == 5 * nsec_per_sec);
+    CHECK(b.renice[0].nice == 10);
+    CHECK(b.renice[1].nice == -3);
+
+    const behaviour_spec& c = sc.tasks[2].behaviour;
+    CHECK(c.type == behaviour_spec::kind::random);
+    CHECK(c.run_dist.type == distribution::kind::exponential);
+    CHECK(c.run_dist.a == nsec_per_msec);
+    CHECK(c.sleep_dist.type == distribution::kind::uniform);
+    CHECK(c.sleep_dist.a == nsec_per_msec);
+    CHECK(c.sleep_dist.b == 5 * nsec_per_msec);
+
+    const behaviour_spec& d = sc.tasks[3].behaviour;
+    CHECK(d.run_dist.type == distribution::kind::constant);
+    CHECK(d.run_dist.a == 3 * nsec_per_msec);
+    CHECK(d.sleep_dist.type == distribution::kind::constant);
+    CHECK(d.sleep_dist.a == 100);
+
+    CHECK(sc.measured.source == "a note");
+    CHECK(sc.measured.share == std::map<std::string, double>{{"a", 1.5}, {"b", 0.0}});
+    CHECK(sc.measured.ratio == std::map<std::string, double>{{"a", 3.0}});
+}
+
+TEST_CASE("defaults: the name comes from the file, the window is the whole run") {
+    const scenario sc = parse_scenario("[[tasks]]\nname = \"x\"\n", "dir/my-run.toml");
+    CHECK(sc.name == "my-run");
+    CHECK(sc.window_start == 0);
+    CHECK(sc.window_stop() == sc.length);
+    CHECK(sc.tasks[0].count == 1);
+    CHECK(sc.tasks[0].behaviour.type == behaviour_spec::kind::burner);
+    CHECK(sc.machine.delta_mode == calc_delta_mode::inverse_multiply);
+}
+
+TEST_CASE("the window as a table, with either bound") {
+    CHECK(parse_scenario(
+              replaced("length = \"2s\"", "length = \"2s\"\nwindow = { start = \"1s\" }"), "w.toml")
+              .window_start == nsec_per_sec);
+    const scenario sc = parse_scenario(
+        replaced("length = \"2s\"", "length = \"2s\"\nwindow = { end = \"1500ms\" }"), "w.toml");
+    CHECK(sc.window_start == 0);
+    CHECK(sc.window_end == 1'500'000'000);
+    CHECK(error_of(replaced("length = \"2s\"", "length = \"2s\"\nwindow = [\"1s\"]")).field() ==
+          "window");
+    CHECK(error_of(replaced("length = \"2s\"", "length = \"2s\"\nwindow = { stop = \"1s\" }"))
+              .field() == "window.stop");
+}
+
+TEST_CASE("mistakes name the field as written, the file and the line") {
+    struct mistake {
+        const char* from;
+        const char* to;
+        const char* field;
+        const char* says;
+    };
+    const std::vector<mistake> mistakes = {
+        {"nice = 5", "nice = 42", "tasks[1].nice", "42 is outside [-20, 19] (line 13)"},
+        {"affinity = [0]", "affinity = [7]", "tasks[0].affinity",
+         "affinity to CPU 7 but the machine has 2 CPUs"},
+        {"nice = 5", "nicee = 5", "tasks[1].nicee", "unknown key; did you mean \"nice\"?"},
+        {"hz = 250", "hz = 250\nhzz = 1", "machine.hzz", "unknown key"},
+        {"reference = \"b\"", "reference = \"b\"\nlenght = \"1s\"", "lenght",
+         "did you mean \"length\"?"},
+        {"nice = 5", "nice = \"five\"", "tasks[1].nice", "expected an integer, got a string"},
+        {"cpus = 2", "cpus = 2.0", "machine.cpus",
+         "expected an integer, got a floating-point number"},
+        {"affinity = [0]", "affinity = [0, \"1\"]", "tasks[0].affinity[1]",
+         "expected an integer, got a string"},
+        {"affinity = [0]", "affinity = 0", "tasks[0].affinity", "expected an array"},
+        {"length = \"2s\"", "length = \"5 parsecs\"", "length", "\"5 parsecs\" is not a duration"},
+        {"length = \"2s\"", "length = 2.5", "length", "got a floating-point number"},
+        {"hz = 250", "hz = 123", "machine.hz", "123"},
+        {"kernel = \"6.8\"", "kernel = \"4.19\"", "machine.kernel", "4.19 is outside"},
+        {"kernel = \"6.8\"", "kernel = \"banana\"", "machine.kernel",
+         "\"banana\" is not a kernel release"},
+        {"kernel = \"6.8\"", "kernel = 6.10", "machine.kernel", "6.10 would read as 6.1"},
+        {"name = \"b\"", "name = \"a\"", "tasks[1].name", "already the name of tasks[0]"},
+        {"nice = 5", "nice = 5\npolicy = \"fifo\"", "tasks[1].policy",
+         "\"fifo\" is not one of \"normal\", \"batch\", \"idle\""},
+        {"nice = 5", "nice = 5\nbehaviour = \"periodic\"", "tasks[1].behaviour",
+         "needs its run and sleep times"},
+        {"nice = 5", "nice = 5\nbehaviour = { type = \"periodic\", run = \"1ms\" }",
+         "tasks[1].behaviour.sleep", "missing"},
+        {"nice = 5",
+         "nice = 5\nbehaviour = { type = \"periodic\", run = \"1ms\", sleep = 0, "
+         "jitter = 1 }",
+         "tasks[1].behaviour.jitter", "unknown key"},
+        {"nice = 5",
+         "nice = 5\nbehaviour = { type = \"random\", run = { dist = \"uniform\", low = 1, "
+         "mean = 2 }, sleep = 0 }",
+         "tasks[1].behaviour.run.high", "missing"},
+        {"nice = 5",
+         "nice = 5\nbehaviour = { type = \"random\", run = { dist = \"normal\", mean = 2 }, "
+         "sleep = 0 }",
+         "tasks[1].behaviour.run.dist", "is not one of"},
+        {"nice = 5", "nice = 5\nrenice = [{ at = \"1s\", nice = 3, why = \"\" }]",
+         "tasks[1].renice[0].why", "unknown key"},
+        {"nice = 5", "nice = 5\nrenice = [{ at = \"9s\", nice = 3 }]", "tasks[1].renice[0].at",
+         "outside the run"},
+        {"kernel = \"6.8\"", "kernel = \"6.8\"\n[machine.features]\nrun_to_parity = 1",
+         "machine.features.run_to_parity", "expected a boolean"},
+        {"kernel = \"6.8\"", "kernel = \"5.4\"\n[machine.features]\nrun_to_parity = true",
+         "machine.features.run_to_parity", "RUN_TO_PARITY is not in kernel 5.4"},
+        {"reference = \"b\"", "reference = \"z\"", "reference", "names no task group"},
+        {"reference = \"b\"", "reference = \"b\"\nseed = -1", "seed", "negative"},
+        {"nice = 5", "nice = 5\n[measured]\nshare = { a = 0.5, q = 0.5 }", "measured.share.q",
+         "names no task group"},
+        {"nice = 5", "nice = 5\n[measured]\nshare = { a = \"half\" }", "measured.share.a",
+         "expected a number"},
+    };
+    for (const mistake& m : mistakes) {
+        const scenario_error e = error_of(replaced(m.from, m.to));
+        INFO(e.what());
+        CHECK(e.field() == m.field);
+        CHECK(contains(e.reason(), m.says));
+        CHECK(e.origin() == "bad.toml");
+        CHECK(contains(e.what(), std::string{"bad.toml: "} + m.field + ": "));
+    }
+}
+
+TEST_CASE("errors found after parsing point at the line of the field") {
+    const scenario_error e = error_of(replaced("nice = 5", "nice = 42"));
+    CHECK(contains(e.reason(), "(line 13)"));
+    const scenario_error cpu = error_of(replaced("affinity = [0]", "affinity = [7]"));
+    CHECK(contains(cpu.reason(), "(line 10)"));
+}
+
+TEST_CASE("TOML syntax errors give the line and column") {
+    const scenario_error e = error_of(replaced("cpus = 2", "cpus = = 2"));
+    CHECK(e.field().empty());
+    CHECK(contains(e.what(), "bad.toml: TOML syntax error at line 5, column "));
+}
+
+TEST_CASE("a file without tasks, or with tasks as a plain table, is rejected") {
+    CHECK(error_of("").field() == "tasks");
+    CHECK(error_of("[tasks]\nname = \"a\"\n").field() == "tasks");
+}
+
+TEST_CASE("load_scenario reports missing files and directories by name") {
+    const auto missing = std::filesystem::temp_directory_path() / "libsched-no-such-file.toml";
+    try {
+        load_scenario(missing);
+        FAIL("no error for a missing file");
+    } catch (const scenario_error& e) {
+        CHECK(e.origin() == missing.string());
+        CHECK(contains(e.what(), "no such file"));
+    }
+    CHECK_THROWS_WITH(load_scenario(std::filesystem::temp_directory_path()),
+                      Catch::Contains("is a directory"));
+
+    const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
+    const auto file =
+        std::filesystem::temp_directory_path() / (std::to_string(now) + "-libsched-load.toml");
+    std::ofstream(file) << base;
+    CHECK(load_scenario(file).name == "pair");
+    std::filesystem::remove(file);
+}
+
+TEST_CASE("every bundled scenario parses and validates") {
+#ifdef LIBSCHED_SOURCE_DIR
+    const std::filesystem::path examples = std::filesystem::path{LIBSCHED_SOURCE_DIR} / "examples";
+    REQUIRE(std::filesystem::is_directory(examples));
+    int files = 0;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(examples)) {
+        if (entry.path().extension() != ".toml")
+            continue;
+        INFO(entry.path().string());
+        ++files;
+        scenario sc;
+        REQUIRE_NOTHROW(sc = load_scenario(entry.path()));
+        CHECK(validate(sc).empty());
+        if (entry.path().parent_path().filename() == "replays")
+            CHECK_FALSE(sc.measured.share.empty());
+    }
+    CHECK(files >= 7);
+#else
+    WARN("LIBSCHED_SOURCE_DIR is not defined: the bundled scenarios were not checked");
+#endif
+}

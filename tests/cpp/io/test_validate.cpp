@@ -1,0 +1,259 @@
+// scenario/validate.hpp on scenarios built in code: each rule rejects what it should with
+// the field spelled as in a scenario file, and warns where the kernel would clamp or ignore.
+#include <catch2/catch.hpp>
+#include <functional>
+#include <libsched/scenario/validate.hpp>
+#include <string>
+#include <vector>
+
+using namespace libsched;
+
+namespace {
+
+// Two burners on two CPUs, kernel 6.8: valid, no warnings.
+scenario valid_scenario() {
+    scenario sc;
+    sc.name = "valid";
+    sc.length = 2 * nsec_per_sec;
+    sc.machine.cpus = 2;
+    sc.machine.kernel = {6, 8};
+    task_spec a;
+    a.name = "a";
+    task_spec b;
+    b.name = "b";
+    b.nice = 5;
+    sc.tasks = {a, b};
+    sc.reference = "b";
+    return sc;
+}
+
+// The field and reason of the error validate() throws for the changed scenario.
+struct rejection {
+    std::string field;
+    std::string reason;
+};
+rejection rejected(const std::function<void(scenario&)>& change) {
+    scenario sc = valid_scenario();
+    change(sc);
+    try {
+        validate(sc);
+    } catch (const scenario_error& e) {
+        return {e.field(), e.reason()};
+    }
+    FAIL("validate() accepted the scenario");
+    return {};
+}
+
+std::vector<std::string> warnings_of(const std::function<void(scenario&)>& change) {
+    scenario sc = valid_scenario();
+    change(sc);
+    return validate(sc);
+}
+
+} // namespace
+
+TEST_CASE("a valid scenario passes without warnings") {
+    CHECK(validate(valid_scenario()).empty());
+}
+
+TEST_CASE("machine fields are checked") {
+    CHECK(rejected([](scenario& s) { s.machine.cpus = 0; }).field == "machine.cpus");
+    CHECK(rejected([](scenario& s) { s.machine.cpus = 4097; }).field == "machine.cpus");
+    CHECK(rejected([](scenario& s) { s.machine.online_cpus = -1; }).field == "machine.online_cpus");
+    const auto hz = rejected([](scenario& s) { s.machine.hz = 123; });
+    CHECK(hz.field == "machine.hz");
+    CHECK(hz.reason.find("123") != std::string::npos);
+    for (const int ok : {100, 250, 300, 1000}) {
+        scenario sc = valid_scenario();
+        sc.machine.hz = ok;
+        CHECK_NOTHROW(validate(sc));
+    }
+    const auto old = rejected([](scenario& s) { s.machine.kernel = {4, 19}; });
+    CHECK(old.field == "machine.kernel");
+    CHECK(old.reason.find("4.19") != std::string::npos);
+    CHECK(rejected([](scenario& s) { s.machine.kernel = {7, 0}; }).field == "machine.kernel");
+}
+
+TEST_CASE("tunable overrides must be positive and below a second") {
+    CHECK(rejected([](scenario& s) { s.machine.base_slice_ns = 0; }).field == "machine.base_slice");
+    CHECK(rejected([](scenario& s) { s.machine.base_slice_ns = 2 * nsec_per_sec; }).field ==
+          "machine.base_slice");
+    CHECK(rejected([](scenario& s) { s.machine.latency_ns = -1; }).field == "machine.latency");
+    CHECK(rejected([](scenario& s) { s.machine.min_granularity_ns = 0; }).field ==
+          "machine.min_granularity");
+    CHECK(rejected([](scenario& s) { s.machine.wakeup_granularity_ns = 0; }).field ==
+          "machine.wakeup_granularity");
+    // An override the release's model does not read is a warning.
+    const auto w = warnings_of([](scenario& s) { s.machine.latency_ns = 3 * nsec_per_msec; });
+    REQUIRE(w.size() == 1);
+    CHECK(w[0].rfind("machine.latency: ", 0) == 0);
+    CHECK(warnings_of([](scenario& s) {
+              s.machine.kernel = {5, 15};
+              s.machine.latency_ns = 3 * nsec_per_msec;
+          }).empty());
+}
+
+TEST_CASE("features: unknown names and absent features") {
+    const auto unknown =
+        rejected([](scenario& s) { s.machine.features["run_to_parrity"] = false; });
+    CHECK(unknown.field == "machine.features.run_to_parrity");
+    CHECK(unknown.reason.find("run_to_parity") != std::string::npos); // the suggestion
+
+    // RUN_TO_PARITY came with EEVDF in 6.6: on in 5.15 is an error, off only a warning.
+    const auto on = rejected([](scenario& s) {
+        s.machine.kernel = {5, 15};
+        s.machine.features["run_to_parity"] = true;
+    });
+    CHECK(on.field == "machine.features.run_to_parity");
+    const auto off = warnings_of([](scenario& s) {
+        s.machine.kernel = {5, 15};
+        s.machine.features["RUN_TO_PARITY"] = false;
+    });
+    REQUIRE(off.size() == 1);
+    CHECK(off[0].rfind("machine.features.RUN_TO_PARITY: ", 0) == 0);
+
+    CHECK(warnings_of([](scenario& s) { s.machine.features["run_to_parity"] = false; }).empty());
+    CHECK(rejected([](scenario& s) {
+              s.machine.features["run_to_parity"] = false;
+              s.machine.features["RUN_TO_PARITY"] = true;
+          }).reason.find("same feature") != std::string::npos);
+}
+
+TEST_CASE("reschedule latency and tick interrupt fit within one tick") {
+    CHECK(rejected([](scenario& s) { s.machine.resched_latency_ns = -1; }).field ==
+          "machine.resched_latency");
+    // HZ 250: a tick is 4 ms.
+    CHECK(rejected([](scenario& s) { s.machine.resched_latency_ns = 4 * nsec_per_msec; }).field ==
+          "machine.resched_latency");
+    scenario sc = valid_scenario();
+    sc.machine.resched_latency_ns = 4 * nsec_per_msec - 1;
+    CHECK_NOTHROW(validate(sc));
+    CHECK(rejected([](scenario& s) { s.machine.tick_irq_ns = -5; }).field == "machine.tick_irq");
+}
+
+TEST_CASE("length, window and repetitions") {
+    CHECK(rejected([](scenario& s) { s.length = 0; }).field == "length");
+    CHECK(rejected([](scenario& s) { s.window_start = -1; }).field == "window.start");
+    CHECK(rejected([](scenario& s) { s.window_end = 3 * nsec_per_sec; }).field == "window.end");
+    CHECK(rejected([](scenario& s) {
+              s.window_start = nsec_per_sec;
+              s.window_end = nsec_per_sec;
+          }).field == "window");
+    CHECK(rejected([](scenario& s) { s.window_start = 2 * nsec_per_sec; }).field == "window");
+    CHECK(rejected([](scenario& s) { s.repetitions = 0; }).field == "repetitions");
+    CHECK(rejected([](scenario& s) { s.repetitions = 10'001; }).field == "repetitions");
+}
+
+TEST_CASE("task names: present, unique, without dots") {
+    CHECK(rejected([](scenario& s) { s.tasks.clear(); }).field == "tasks");
+    CHECK(rejected([](scenario& s) { s.tasks[1].name = ""; }).field == "tasks[1].name");
+    CHECK(rejected([](scenario& s) { s.tasks[1].name = "a.b"; }).field == "tasks[1].name");
+    const auto dup = rejected([](scenario& s) { s.tasks[1].name = "a"; });
+    CHECK(dup.field == "tasks[1].name");
+    CHECK(dup.reason.find("tasks[0]") != std::string::npos);
+}
+
+TEST_CASE("nice: clamped with a warning near the range, an error far outside it") {
+    const auto w = warnings_of([](scenario& s) { s.tasks[1].nice = 25; });
+    REQUIRE(w.size() == 1);
+    CHECK(w[0] == "tasks[1].nice: 25 clamped to 19 as setpriority() does");
+    const auto low = warnings_of([](scenario& s) { s.tasks[0].nice = -40; });
+    REQUIRE(low.size() == 1);
+    CHECK(low[0] == "tasks[0].nice: -40 clamped to -20 as setpriority() does");
+
+    const auto far = rejected([](scenario& s) { s.tasks[1].nice = 42; });
+    CHECK(far.field == "tasks[1].nice");
+    CHECK(far.reason == "42 is outside [-20, 19]");
+    CHECK(rejected([](scenario& s) { s.tasks[0].nice = -41; }).field == "tasks[0].nice");
+}
+
+TEST_CASE("count and affinity") {
+    CHECK(rejected([](scenario& s) { s.tasks[0].count = 0; }).field == "tasks[0].count");
+    CHECK(rejected([](scenario& s) { s.tasks[0].count = 100'001; }).field == "tasks[0].count");
+    const auto cpu7 = rejected([](scenario& s) { s.tasks[0].affinity = {0, 7}; });
+    CHECK(cpu7.field == "tasks[0].affinity");
+    CHECK(cpu7.reason == "affinity to CPU 7 but the machine has 2 CPUs");
+    CHECK(rejected([](scenario& s) { s.tasks[0].affinity = {-1}; }).field == "tasks[0].affinity");
+    CHECK(rejected([](scenario& s) {
+              s.tasks[0].affinity = {1, 1};
+          }).reason == "CPU 1 is listed twice");
+}
+
+TEST_CASE("behaviours and distributions") {
+    using kind = behaviour_spec::kind;
+    using dist = distribution::kind;
+    CHECK(rejected([](scenario& s) {
+              s.tasks[0].behaviour = {kind::periodic, 0, 5, {}, {}};
+          }).field == "tasks[0].behaviour.run");
+    CHECK(rejected([](scenario& s) {
+              s.tasks[0].behaviour = {kind::periodic, 5, -1, {}, {}};
+          }).field == "tasks[0].behaviour.sleep");
+    CHECK_NOTHROW(validate([] {
+        scenario sc = valid_scenario();
+        sc.tasks[0].behaviour = {kind::periodic, 1'000'000, 0, {}, {}};
+        return sc;
+    }()));
+
+    const auto random = [](distribution run, distribution sleep) {
+        return [=](scenario& s) { s.tasks[1].behaviour = {kind::random, 0, 0, run, sleep}; };
+    };
+    const distribution ok{dist::exponential, 1'000'000, 0};
+    CHECK(rejected(random({dist::constant, -1, 0}, ok)).field == "tasks[1].behaviour.run");
+    CHECK(rejected(random({dist::constant, 0, 0}, ok)).field == "tasks[1].behaviour.run");
+    CHECK(rejected(random(ok, {dist::uniform, -5, 10})).field == "tasks[1].behaviour.sleep.low");
+    CHECK(rejected(random(ok, {dist::uniform, 10, 5})).field == "tasks[1].behaviour.sleep");
+    CHECK(rejected(random(ok, {dist::exponential, 0, 0})).field == "tasks[1].behaviour.sleep.mean");
+    scenario sc = valid_scenario();
+    random(ok, {dist::constant, 0, 0})(sc); // never sleeping is allowed
+    CHECK_NOTHROW(validate(sc));
+}
+
+TEST_CASE("start, stagger, lifetime, exit and renice times") {
+    CHECK(rejected([](scenario& s) { s.tasks[0].start = -1; }).field == "tasks[0].start");
+    CHECK(rejected([](scenario& s) { s.tasks[0].start = s.length; }).field == "tasks[0].start");
+    CHECK(rejected([](scenario& s) { s.tasks[0].stagger = -1; }).field == "tasks[0].stagger");
+    CHECK(rejected([](scenario& s) { s.tasks[0].lifetime = 0; }).field == "tasks[0].lifetime");
+    CHECK(rejected([](scenario& s) {
+              s.tasks[0].start = 100;
+              s.tasks[0].exit_at = 100;
+          }).field == "tasks[0].exit_at");
+    CHECK(rejected([](scenario& s) {
+              s.tasks[1].renice = {{s.length, 0}};
+          }).field == "tasks[1].renice[0].at");
+    CHECK(rejected([](scenario& s) {
+              s.tasks[1].renice = {{0, 0}, {5, 50}};
+          }).field == "tasks[1].renice[1].nice");
+    const auto clamp = warnings_of([](scenario& s) { s.tasks[1].renice = {{5, 20}}; });
+    REQUIRE(clamp.size() == 1);
+    CHECK(clamp[0] == "tasks[1].renice[0].nice: 20 clamped to 19 as setpriority() does");
+
+    // 2 s run, stagger 0.5 s: instances 4 and 5 of six would fork at 2 s and 2.5 s.
+    const auto late = warnings_of([](scenario& s) {
+        s.tasks[0].count = 6;
+        s.tasks[0].stagger = nsec_per_sec / 2;
+    });
+    REQUIRE(late.size() == 1);
+    CHECK(late[0].rfind("tasks[0].stagger: instances 4 to 5 ", 0) == 0);
+    CHECK(warnings_of([](scenario& s) {
+              s.tasks[0].count = 4;
+              s.tasks[0].stagger = nsec_per_sec / 2;
+          }).empty());
+}
+
+TEST_CASE("reference and measured values name task groups") {
+    const auto ref = rejected([](scenario& s) { s.reference = "c"; });
+    CHECK(ref.field == "reference");
+    CHECK(ref.reason.find("groups: a, b") != std::string::npos);
+    CHECK(rejected([](scenario& s) { s.measured.share["x"] = 0.5; }).field == "measured.share.x");
+    CHECK(rejected([](scenario& s) { s.measured.ratio["x"] = 2; }).field == "measured.ratio.x");
+    CHECK(rejected([](scenario& s) { s.measured.share["a"] = -0.1; }).field == "measured.share.a");
+    CHECK(rejected([](scenario& s) { s.measured.ratio["a"] = 0; }).field == "measured.ratio.a");
+    CHECK(rejected([](scenario& s) {
+              s.reference.clear();
+              s.measured.ratio["a"] = 3;
+          }).field == "measured.ratio");
+    scenario sc = valid_scenario();
+    sc.measured.share = {{"a", 0.75}, {"b", 0.25}};
+    sc.measured.ratio = {{"a", 3.0}};
+    CHECK(validate(sc).empty());
+}

@@ -1,0 +1,515 @@
+// model/simulate.hpp: whole scenarios against what the kernel rules imply: conservation of
+// CPU time, weight-proportional shares, tick-quantised switch rates, counters, /proc and
+// getrusage readings, determinism.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <libsched/model/simulate.hpp>
+#include <string>
+#include <vector>
+
+using namespace libsched;
+
+namespace {
+
+constexpr duration ms = nsec_per_msec;
+constexpr duration sec = nsec_per_sec;
+
+const kernel_version all_versions[] = {{5, 15}, {6, 6}, {6, 12}, {6, 18}};
+
+// One CPU, no other task, the given release and HZ; `online` sets the tunable scaling.
+scenario one_cpu(kernel_version k, int hz = 250, int online = 1) {
+    scenario sc;
+    sc.name = "test";
+    sc.machine.cpus = 1;
+    sc.machine.online_cpus = online;
+    sc.machine.hz = hz;
+    sc.machine.kernel = k;
+    return sc;
+}
+
+task_spec burner(const std::string& name, int nice = 0, int count = 1) {
+    task_spec t;
+    t.name = name;
+    t.nice = nice;
+    t.count = count;
+    return t;
+}
+
+task_spec periodic(const std::string& name, duration run, duration sleep) {
+    task_spec t = burner(name);
+    t.behaviour.type = behaviour_spec::kind::periodic;
+    t.behaviour.run = run;
+    t.behaviour.sleep = sleep;
+    return t;
+}
+
+// Bursts and sleeps drawn from uniform and exponential distributions.
+task_spec random_task(const std::string& name, int count) {
+    task_spec t = burner(name, 0, count);
+    t.behaviour.type = behaviour_spec::kind::random;
+    t.behaviour.run_dist = {distribution::kind::exponential, 2 * ms, 0};
+    t.behaviour.sleep_dist = {distribution::kind::uniform, 1 * ms, 15 * ms};
+    return t;
+}
+
+repetition_result run_one(const scenario& sc) {
+    run_result r = simulate(sc);
+    REQUIRE(r.repetitions.size() == 1);
+    return r.repetitions.front();
+}
+
+const task_result& find(const repetition_result& r, const std::string& name) {
+    for (const task_result& t : r.tasks)
+        if (t.name == name)
+            return t;
+    FAIL("no task " << name);
+    return r.tasks.front();
+}
+
+duration window_of(const scenario& sc) {
+    return sc.window_stop() - sc.window_start;
+}
+
+double busy_fraction(const repetition_result& r, const scenario& sc, int cpu = 0) {
+    return static_cast<double>(r.cpus[static_cast<std::size_t>(cpu)].window_busy) /
+           static_cast<double>(window_of(sc));
+}
+
+// Share of one task as a fraction of the CPU's busy time in the window.
+double busy_share(const repetition_result& r, const scenario& sc, const std::string& name) {
+    return find(r, name).share / busy_fraction(r, sc);
+}
+
+std::uint64_t window_switches(const repetition_result& r) {
+    std::uint64_t n = 0;
+    for (const task_result& t : r.tasks)
+        n += t.window_nivcsw + t.window_nvcsw;
+    return n;
+}
+
+// Scenarios that mix burners, nice levels, renice, exits, sleepers and random tasks on two
+// CPUs.
+std::vector<scenario> mixed_scenarios() {
+    std::vector<scenario> out;
+    for (const kernel_version k : all_versions) {
+        for (const int hz : {250, 1000}) {
+            scenario sc = one_cpu(k, hz, 8);
+            sc.machine.cpus = 2;
+            sc.length = 3 * sec;
+            sc.window_start = 1 * sec;
+            sc.window_end = 2'500 * ms;
+            sc.tasks = {burner("hog", 0, 2), burner("light", 7), periodic("tick", 1 * ms, 9 * ms),
+                        random_task("rnd", 3)};
+            // The burners end inside the window, so the CPUs idle too.
+            sc.tasks[0].exit_at = 2 * sec;
+            sc.tasks[1].start = 100 * ms;
+            sc.tasks[1].lifetime = 2 * sec;
+            sc.tasks[1].renice = {{1'500 * ms, -3}};
+            sc.tasks[3].lifetime = 1'700 * ms;
+            out.push_back(sc);
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("every CPU's busy time is its tasks' runtime plus its IRQ time") {
+    for (const scenario& sc : mixed_scenarios()) {
+        const repetition_result r = run_one(sc);
+        INFO(sc.machine.kernel.str() << " HZ " << sc.machine.hz);
+        REQUIRE(r.cpus.size() == 2);
+        for (const cpu_result& c : r.cpus) {
+            duration runtime = 0;
+            for (const task_result& t : r.tasks)
+                runtime += t.cpu == c.cpu ? t.sum_exec_runtime : 0;
+            INFO("CPU " << c.cpu);
+            CHECK(c.busy + c.idle == sc.length);
+            CHECK(c.irq > 0);
+            CHECK(runtime + c.irq == c.busy);
+        }
+    }
+}
+
+TEST_CASE("without tick IRQ time runtime is busy time, in the window and overall") {
+    for (scenario sc : mixed_scenarios()) {
+        sc.machine.tick_irq_ns = 0;
+        const repetition_result r = run_one(sc);
+        INFO(sc.machine.kernel.str() << " HZ " << sc.machine.hz);
+        for (const cpu_result& c : r.cpus) {
+            duration runtime = 0;
+            for (const task_result& t : r.tasks)
+                runtime += t.cpu == c.cpu ? t.window_runtime : 0;
+            INFO("CPU " << c.cpu);
+            CHECK(c.irq == 0);
+            CHECK(c.busy + c.idle == sc.length);
+            duration whole = 0;
+            for (const task_result& t : r.tasks)
+                whole += t.cpu == c.cpu ? t.sum_exec_runtime : 0;
+            CHECK(whole == c.busy);
+            CHECK(c.window_busy + c.window_idle == window_of(sc));
+            CHECK(runtime == c.window_busy);
+            CHECK(c.window_idle > 0); // the burners exit: idle time is accounted too
+        }
+    }
+}
+
+TEST_CASE("N equal burners on one CPU get 1/N each") {
+    for (const kernel_version k : all_versions) {
+        for (const int n : {1, 2, 3, 4, 8}) {
+            scenario sc = one_cpu(k);
+            sc.machine.tick_irq_ns = 0; // so that the shares add up to the busy time exactly
+            sc.length = 21 * sec;
+            sc.window_start = 1 * sec;
+            sc.tasks = {burner("b", 0, n)};
+            const repetition_result r = run_one(sc);
+            INFO(k.str() << ", " << n << " burners");
+            double total = 0;
+            duration runtime = 0;
+            for (const task_result& t : r.tasks) {
+                CHECK(t.share == Approx(1.0 / n).margin(0.002));
+                total += t.share;
+                runtime += t.window_runtime;
+            }
+            CHECK(runtime == r.cpus[0].window_busy);
+            CHECK(r.cpus[0].window_idle == 0);
+            CHECK(total == Approx(busy_fraction(r, sc)).margin(1e-9));
+        }
+    }
+}
+
+TEST_CASE("a nice 19 burner alone gets the whole CPU") {
+    for (const kernel_version k : all_versions) {
+        scenario sc = one_cpu(k);
+        sc.length = 5 * sec;
+        sc.tasks = {burner("low", 19)};
+        const repetition_result r = run_one(sc);
+        INFO(k.str());
+        CHECK(find(r, "low").share > 0.999); // all but the tick IRQ time and the fork
+    }
+}
+
+TEST_CASE("two burners share in the ratio of their weights") {
+    // share = w / (w + 1024): nice 5 weighs 335, nice 10 weighs 110.
+    struct pair_case {
+        int nice;
+        double weight;
+    };
+    for (const kernel_version k : all_versions) {
+        for (const pair_case pc : {pair_case{5, 335}, pair_case{10, 110}}) {
+            scenario sc = one_cpu(k, 250, 8);
+            sc.length = 21 * sec;
+            sc.window_start = 1 * sec;
+            sc.tasks = {burner("ref"), burner("other", pc.nice)};
+            const repetition_result r = run_one(sc);
+            INFO(k.str() << ", nice 0 vs " << pc.nice);
+            const double ref = 1024.0 / (1024.0 + pc.weight);
+            CHECK(busy_share(r, sc, "ref") == Approx(ref).margin(0.003));
+            CHECK(busy_share(r, sc, "other") == Approx(1.0 - ref).margin(0.003));
+        }
+    }
+}
+
+TEST_CASE("SCHED_IDLE against nice 0 gets about 3/1027") {
+    for (const kernel_version k : all_versions) {
+        scenario sc = one_cpu(k, 250, 8);
+        sc.length = 21 * sec;
+        sc.window_start = 1 * sec;
+        sc.tasks = {burner("normal"), burner("idle")};
+        sc.tasks[1].policy = sched_policy::idle;
+        const repetition_result r = run_one(sc);
+        INFO(k.str());
+        // One turn of the idle task is a tick (4 ms) of 20 s: 0.02 pp either way.
+        CHECK(busy_share(r, sc, "idle") == Approx(3.0 / 1027.0).margin(0.0005));
+    }
+}
+
+namespace {
+struct switch_case {
+    const char* what;
+    kernel_version kernel;
+    int hz;
+    int online;
+    double per_second; // expected switches per second
+    bool irq_free = false;
+};
+} // namespace
+
+TEST_CASE("two nice-0 burners switch at the tick-quantised slice") {
+    const switch_case cases[] = {
+        // EEVDF, 1 online CPU: slice 0.75 ms < one 4 ms tick, so every tick finds the
+        // deadline passed and switches.
+        {"6.6, 1 CPU, HZ 250", {6, 6}, 250, 1, 250.0},
+        {"6.12, 1 CPU, HZ 250", {6, 12}, 250, 1, 250.0},
+        {"6.18, 1 CPU, HZ 250", {6, 18}, 250, 1, 250.0},
+        // 8 online CPUs, slice 3 ms: at HZ 250 the first tick after 3 ms is at 4 ms.
+        {"6.6, 8 CPUs, HZ 250", {6, 6}, 250, 8, 250.0},
+        {"6.12, 8 CPUs, HZ 250", {6, 12}, 250, 8, 250.0},
+        // HZ 1000: a turn starts resched_latency after a tick and the ticks' IRQ time is
+        // not charged, so after three ticks the task has run just short of 3 ms; the
+        // fourth tick ends the turn: 4 ms turns.
+        {"6.6, 8 CPUs, HZ 1000", {6, 6}, 1000, 8, 250.0},
+        {"6.12, 8 CPUs, HZ 1000", {6, 12}, 1000, 8, 250.0},
+        // Without IRQ time or reschedule latency three ticks are exactly 3 ms: 3 ms turns.
+        {"6.6, 8 CPUs, HZ 1000, no IRQ time", {6, 6}, 1000, 8, 1000.0 / 3, true},
+        {"6.12, 8 CPUs, HZ 1000, no IRQ time", {6, 12}, 1000, 8, 1000.0 / 3, true},
+        // 6.15+: slice 2.8 ms, three ticks are enough: 3 ms turns.
+        {"6.18, 8 CPUs, HZ 1000", {6, 18}, 1000, 8, 1000.0 / 3},
+        // Old CFS, 8 CPUs: ideal slice 24 ms / 2 = 12 ms and check_preempt_tick wants
+        // strictly more: at HZ 250 the 4th tick (16 ms), at HZ 1000 the 13th (13 ms).
+        {"5.15, 8 CPUs, HZ 250", {5, 15}, 250, 8, 1000.0 / 16},
+        {"5.15, 8 CPUs, HZ 1000", {5, 15}, 1000, 8, 1000.0 / 13},
+        // Old CFS, 1 CPU: latency 6 ms, slice 3 ms, exceeded at the first tick.
+        {"5.15, 1 CPU, HZ 250", {5, 15}, 250, 1, 250.0},
+    };
+    for (const switch_case& c : cases) {
+        scenario sc = one_cpu(c.kernel, c.hz, c.online);
+        if (c.irq_free) {
+            sc.machine.tick_irq_ns = 0;
+            sc.machine.resched_latency_ns = 0;
+        }
+        sc.length = 21 * sec;
+        sc.window_start = 1 * sec;
+        sc.tasks = {burner("a"), burner("b")};
+        const repetition_result r = run_one(sc);
+        INFO(c.what);
+        const double expected = c.per_second * 20.0;
+        const auto n = static_cast<double>(window_switches(r));
+        CHECK(n >= expected - 1.0);
+        CHECK(n <= expected + 1.0);
+        // Burners never block: every switch preempts one of them. Over the whole run the
+        // CPU switched once more, from idle to the first task.
+        const task_result& a = find(r, "a");
+        const task_result& b = find(r, "b");
+        CHECK(a.nvcsw + b.nvcsw == 0);
+        CHECK(a.nivcsw + b.nivcsw + 1 == r.cpus[0].nr_switches);
+    }
+}
+
+namespace {
+void check_same(const repetition_result& x, const repetition_result& y) {
+    REQUIRE(x.tasks.size() == y.tasks.size());
+    CHECK(x.events == y.events);
+    for (std::size_t i = 0; i < x.tasks.size(); ++i) {
+        const task_result& a = x.tasks[i];
+        const task_result& b = y.tasks[i];
+        INFO(a.name);
+        CHECK(a.name == b.name);
+        CHECK(a.group == b.group);
+        CHECK(a.pid == b.pid);
+        CHECK(a.cpu == b.cpu);
+        CHECK(a.nice == b.nice);
+        CHECK(a.nice_clamped == b.nice_clamped);
+        CHECK(a.sum_exec_runtime == b.sum_exec_runtime);
+        CHECK(a.window_runtime == b.window_runtime);
+        CHECK(a.share == b.share);
+        CHECK(a.stat_utime_start == b.stat_utime_start);
+        CHECK(a.stat_utime_end == b.stat_utime_end);
+        CHECK(a.stat_stime_start == b.stat_stime_start);
+        CHECK(a.stat_stime_end == b.stat_stime_end);
+        CHECK(a.ru_utime_us == b.ru_utime_us);
+        CHECK(a.ru_stime_us == b.ru_stime_us);
+        CHECK(a.utime_ticks == b.utime_ticks);
+        CHECK(a.stime_ticks == b.stime_ticks);
+        CHECK(a.nvcsw == b.nvcsw);
+        CHECK(a.nivcsw == b.nivcsw);
+        CHECK(a.window_nvcsw == b.window_nvcsw);
+        CHECK(a.window_nivcsw == b.window_nivcsw);
+        CHECK(a.nr_migrations == b.nr_migrations);
+        CHECK(a.wakeup_latency == b.wakeup_latency);
+        CHECK(a.started == b.started);
+        CHECK(a.exited == b.exited);
+    }
+    REQUIRE(x.cpus.size() == y.cpus.size());
+    for (std::size_t c = 0; c < x.cpus.size(); ++c) {
+        CHECK(x.cpus[c].busy == y.cpus[c].busy);
+        CHECK(x.cpus[c].window_busy == y.cpus[c].window_busy);
+        CHECK(x.cpus[c].irq == y.cpus[c].irq);
+        CHECK(x.cpus[c].nr_switches == y.cpus[c].nr_switches);
+    }
+}
+} // namespace
+
+TEST_CASE("the same scenario and seed give identical results") {
+    for (const scenario& sc : mixed_scenarios()) {
+        INFO(sc.machine.kernel.str() << " HZ " << sc.machine.hz);
+        check_same(run_one(sc), run_one(sc));
+    }
+}
+
+TEST_CASE("different seeds give different results when behaviour is random") {
+    scenario sc = mixed_scenarios().front();
+    const repetition_result a = run_one(sc);
+    sc.seed = 2;
+    const repetition_result b = run_one(sc);
+    std::vector<duration> ra, rb;
+    for (const task_result& t : a.tasks)
+        ra.push_back(t.sum_exec_runtime);
+    for (const task_result& t : b.tasks)
+        rb.push_back(t.sum_exec_runtime);
+    CHECK(ra != rb);
+    // Repetitions of one run use seed + r: they differ from each other too.
+    sc.repetitions = 2;
+    const run_result both = simulate(sc);
+    REQUIRE(both.repetitions.size() == 2);
+    CHECK(both.repetitions[0].seed == 2);
+    CHECK(both.repetitions[1].seed == 3);
+    CHECK(both.repetitions[0].tasks[5].sum_exec_runtime !=
+          both.repetitions[1].tasks[5].sum_exec_runtime);
+}
+
+TEST_CASE("a periodic task alone: 10 %, one voluntary switch per period, prompt wakeups") {
+    for (const kernel_version k : all_versions) {
+        scenario sc = one_cpu(k);
+        sc.machine.resched_latency_ns = 3'000; // distinct from every other delay here
+        sc.length = 11 * sec;
+        sc.window_start = 1 * sec;
+        sc.tasks = {periodic("p", 1 * ms, 9 * ms)};
+        const repetition_result r = run_one(sc);
+        const task_result& p = find(r, "p");
+        INFO(k.str());
+        CHECK(p.share == Approx(0.10).margin(0.002));
+        // A period is 1 ms of CPU, 9 ms of sleep and the wakeup latency: ~10 ms.
+        CHECK(static_cast<double>(p.window_nvcsw) == Approx(1000.0).margin(3.0));
+        CHECK(p.nivcsw == 0);
+        // Woken on an idle CPU, it runs as soon as the reschedule takes effect.
+        REQUIRE(p.wakeup_latency.size() + 1 >= p.nvcsw);
+        REQUIRE(p.wakeup_latency.size() <= p.nvcsw);
+        for (const duration l : p.wakeup_latency)
+            REQUIRE(l == sc.machine.resched_latency_ns);
+    }
+}
+
+TEST_CASE("a periodic sleeper against a burner: 10 % on CFS, 1/11 to 1/10 on EEVDF") {
+    // CFS: the waking sleeper is placed latency/2 behind min_vruntime, far left of the
+    // hog, so it preempts at once and gets its 1 ms every 10 ms: 10 %.
+    // EEVDF keeps lag across sleep (PLACE_LAG). While both are runnable V moves at half
+    // the speed of the one running, so each 1 ms burst costs the sleeper 0.5 ms of lag and
+    // a wait of W for the CPU gains it W / 2. Its lag stays bounded, so W averages 1 ms:
+    // periods of 11 ms, 1/11 = 9.09 % (6.6-6.11: a fair share of the time it is runnable).
+    // 6.12+ DELAY_DEQUEUE lets it pay off a debt while blocked, and DELAY_ZERO drops only
+    // lag gained while delayed, so W averages between 0 and 1 ms: 1/11 to 1/10.
+    for (const kernel_version k : all_versions) {
+        for (const int online : {1, 8}) {
+            scenario sc = one_cpu(k, 250, online);
+            sc.length = 21 * sec;
+            sc.window_start = 1 * sec;
+            sc.tasks = {periodic("sleeper", 1 * ms, 9 * ms), burner("hog")};
+            const repetition_result r = run_one(sc);
+            INFO(k.str() << ", " << online << " online CPUs");
+            const double sleeper = find(r, "sleeper").share;
+            if (!k.is_eevdf()) {
+                CHECK(sleeper == Approx(0.10).margin(0.002));
+            } else if (k < kernel_version{6, 12}) {
+                CHECK(sleeper == Approx(1.0 / 11).margin(0.002));
+            } else {
+                CHECK(sleeper >= 1.0 / 11 - 0.002);
+                CHECK(sleeper <= 1.0 / 10 + 0.002);
+            }
+            // The hog takes the rest of the busy time, and the CPU never idles.
+            CHECK(find(r, "hog").share == Approx(busy_fraction(r, sc) - sleeper).margin(0.001));
+            CHECK(r.cpus[0].window_idle == 0);
+        }
+    }
+}
+
+TEST_CASE("/proc utime of a burner follows its runtime in 10 ms units") {
+    for (const kernel_version k : all_versions) {
+        scenario sc = one_cpu(k, 250, 8);
+        sc.length = 12 * sec;
+        sc.window_start = 1'003 * ms; // not on a 10 ms boundary
+        sc.window_end = 11'007 * ms;
+        sc.tasks = {burner("a"), burner("b", 3)};
+        const repetition_result r = run_one(sc);
+        for (const task_result& t : r.tasks) {
+            INFO(k.str() << " " << t.name);
+            // No system ticks, so utime is the whole runtime as of the last update,
+            // truncated to 10 ms units: the difference of two truncations is within one
+            // unit of the difference of the lagging runtimes, which are at most a tick
+            // (0.4 units) behind the precise ones at either end.
+            const std::int64_t jiffies = t.stat_utime_end - t.stat_utime_start;
+            const double precise = static_cast<double>(t.window_runtime) / (10.0 * ms);
+            CHECK(std::abs(static_cast<double>(jiffies) - precise) < 1.4);
+            CHECK(t.stat_stime_end == 0);
+            CHECK(t.stime_ticks == 0);
+        }
+    }
+}
+
+TEST_CASE("getrusage of an exited burner is its runtime in microseconds") {
+    for (const kernel_version k : all_versions) {
+        scenario sc = one_cpu(k);
+        sc.length = 3 * sec;
+        sc.tasks = {burner("short"), burner("long")};
+        sc.tasks[0].lifetime = 1'234'567'891;
+        const repetition_result r = run_one(sc);
+        const task_result& t = find(r, "short");
+        INFO(k.str());
+        CHECK(t.exited >= 0);
+        CHECK(t.ru_utime_us == t.sum_exec_runtime / 1000);
+        CHECK(t.ru_stime_us == 0);
+    }
+}
+
+TEST_CASE("a task with a lifetime exits no earlier than start + lifetime") {
+    for (const kernel_version k : all_versions) {
+        // Alone it is running at its end of life and exits right then.
+        scenario alone = one_cpu(k);
+        alone.length = 2 * sec;
+        alone.tasks = {burner("t")};
+        alone.tasks[0].start = 100 * ms;
+        alone.tasks[0].lifetime = 777 * ms;
+        const repetition_result ra = run_one(alone);
+        INFO(k.str());
+        CHECK(find(ra, "t").exited == 877 * ms);
+        CHECK(find(ra, "t").started == 100 * ms);
+
+        // Against another burner it may be waiting, and exits when it next runs: within a
+        // turn (at most 16 ms here).
+        scenario shared = alone;
+        shared.machine.online_cpus = 8;
+        shared.tasks.push_back(burner("other"));
+        const repetition_result rs = run_one(shared);
+        const task_result& t = find(rs, "t");
+        const task_result& other = find(rs, "other");
+        CHECK(t.exited >= 877 * ms);
+        CHECK(t.exited <= 877 * ms + 17 * ms);
+        CHECK(other.exited == -1);
+        // Until its exit it had about half of the CPU (within a turn); after it the other
+        // burner has the CPU to itself (less the ticks' IRQ time).
+        const duration half = (t.exited - 100 * ms) / 2;
+        CHECK(std::abs(t.sum_exec_runtime - half) <= 20 * ms);
+        CHECK(other.sum_exec_runtime >=
+              100 * ms + half - 20 * ms + (2 * sec - t.exited) * 999 / 1000);
+    }
+}
+
+TEST_CASE("renice at mid-run moves the share to the new weight ratio") {
+    for (const kernel_version k : all_versions) {
+        scenario sc = one_cpu(k, 250, 8);
+        sc.length = 20 * sec;
+        sc.window_start = 10'500 * ms; // the second half, after the change settled
+        sc.tasks = {burner("ref"), burner("changed")};
+        sc.tasks[1].renice = {{10 * sec, 5}};
+        const repetition_result r = run_one(sc);
+        INFO(k.str());
+        CHECK(find(r, "changed").nice == 5);
+        CHECK(busy_share(r, sc, "ref") == Approx(1024.0 / 1359.0).margin(0.005));
+        CHECK(busy_share(r, sc, "changed") == Approx(335.0 / 1359.0).margin(0.005));
+    }
+}
+
+TEST_CASE("nice 20 is clamped to 19") {
+    scenario sc = one_cpu({6, 6});
+    sc.length = 11 * sec;
+    sc.window_start = 1 * sec;
+    sc.tasks = {burner("ref"), burner("too_nice", 20)};
+    const repetition_result r = run_one(sc);
+    const task_result& t = find(r, "too_nice");
+    CHECK(t.nice == 19);
+    CHECK(t.nice_clamped);
+    CHECK_FALSE(find(r, "ref").nice_clamped);
+    CHECK(busy_share(r, sc, "too_nice") == Approx(15.0 / 1039.0).margin(0.003));
+}

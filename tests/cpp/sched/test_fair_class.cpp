@@ -1,0 +1,154 @@
+// sched/fair_class.hpp: task-level sequences on one rq. DELAY_DEQUEUE (6.12+) keeps an
+// ineligible sleeper queued until a pick reaches it; reweighting keeps lag in service terms.
+#include <catch2/catch.hpp>
+#include <libsched/sched/fair_class.hpp>
+
+using namespace libsched;
+
+namespace {
+
+constexpr duration ms = nsec_per_msec;
+
+// Two nice-0 tasks forked at time 0 on a 1-CPU machine at HZ 250 (slice 0.75 ms, so the
+// lag limit is max(2 x 0.75 ms, TICK_NSEC 4 ms) = 4 ms). Both start at the same vruntime.
+struct two_tasks {
+    explicit two_tasks(kernel_version v, bool delay_zero = true)
+        : r(0, true), fc(make_params(v, delay_zero)) {
+        a.pid = 1;
+        b.pid = 2;
+        a.state = b.state = task_state::runnable;
+        a.se.load = b.se.load = task_load_weight(0, false);
+        fc.wake_up_new_task(r, a);
+        fc.wake_up_new_task(r, b);
+    }
+    static fair_params make_params(kernel_version v, bool delay_zero) {
+        fair_params p(v, default_tunables(v, 1, 250));
+        p.feat.set(feature::delay_zero, delay_zero && feature_exists(feature::delay_zero, v));
+        return p;
+    }
+    // Picks the first task to run and lets it run for `ran`.
+    task& run_first(duration ran) {
+        task* t = fc.pick_next_task(r, nullptr);
+        r.curr = t;
+        r.clock_task += ran;
+        fc.update_curr(r);
+        return *t;
+    }
+    task& other(const task& t) { return &t == &a ? b : a; }
+
+    rq r;
+    fair_class fc;
+    task a, b;
+};
+
+} // namespace
+
+TEST_CASE("both new tasks start at the same vruntime") {
+    two_tasks s({6, 12});
+    CHECK(s.a.se.vruntime == s.b.se.vruntime);
+    CHECK(s.r.cfs.nr_queued == 2);
+}
+
+TEST_CASE("6.12 DELAY_DEQUEUE: an ineligible sleeper stays queued until picked") {
+    two_tasks s({6, 12});
+    task& x = s.run_first(10 * ms); // 10 ms ahead of the other: ineligible
+    task& y = s.other(x);
+    REQUIRE_FALSE(entity_eligible(s.r.cfs, x.se));
+
+    x.state = task_state::sleeping;
+    CHECK_FALSE(s.fc.dequeue_task(s.r, x, dequeue::sleep));
+    CHECK(x.se.on_rq);
+    CHECK(x.se.sched_delayed);
+    CHECK(s.r.cfs.nr_delayed == 1);
+    CHECK(s.r.cfs.nr_queued == 2);
+    CHECK(s.r.cfs.load.weight == 2 * nice_0_load); // still counts in the load
+
+    // The next pick is the other task; x waits in the tree.
+    CHECK(s.fc.pick_next_task(s.r, &x) == &y);
+    s.r.curr = &y;
+    CHECK(x.se.sched_delayed);
+
+    // y runs 30 ms: V = midpoint of 10 and 30 ms, so x is eligible with lag +10 ms. The
+    // pick reaches x, finishes its dequeue and picks again: y, the only one left.
+    s.r.clock_task += 30 * ms;
+    CHECK(s.fc.pick_next_task(s.r, &y) == &y);
+    CHECK_FALSE(x.se.on_rq);
+    CHECK_FALSE(x.se.sched_delayed);
+    CHECK(s.r.cfs.nr_delayed == 0);
+    CHECK(s.r.cfs.nr_queued == 1);
+    CHECK(s.r.cfs.load.weight == nice_0_load);
+    CHECK(x.se.vlag == 0); // DELAY_ZERO: a positive lag is dropped
+}
+
+TEST_CASE("6.12 without DELAY_ZERO the finished dequeue keeps the clamped lag") {
+    two_tasks s({6, 12}, false);
+    task& x = s.run_first(10 * ms);
+    task& y = s.other(x);
+    x.state = task_state::sleeping;
+    REQUIRE_FALSE(s.fc.dequeue_task(s.r, x, dequeue::sleep));
+    REQUIRE(s.fc.pick_next_task(s.r, &x) == &y);
+    s.r.curr = &y;
+    s.r.clock_task += 30 * ms;
+    REQUIRE(s.fc.pick_next_task(s.r, &y) == &y);
+    CHECK(x.se.vlag == 4 * ms); // +10 ms clamped to 4 ms
+}
+
+TEST_CASE("6.12: waking a delayed task requeues it where it was") {
+    two_tasks s({6, 12});
+    task& x = s.run_first(10 * ms);
+    x.state = task_state::sleeping;
+    REQUIRE_FALSE(s.fc.dequeue_task(s.r, x, dequeue::sleep));
+    const u64 vruntime = x.se.vruntime;
+    const u64 deadline = x.se.deadline;
+    x.state = task_state::runnable;
+    s.fc.enqueue_task(s.r, x, enqueue::delayed);
+    CHECK_FALSE(x.se.sched_delayed);
+    CHECK(x.se.on_rq);
+    CHECK(s.r.cfs.nr_delayed == 0);
+    CHECK(s.r.cfs.nr_queued == 2);
+    // Negative lag: DELAY_ZERO leaves it alone, so vruntime and deadline stay.
+    CHECK(x.se.vruntime == vruntime);
+    CHECK(x.se.deadline == deadline);
+}
+
+TEST_CASE("6.12: an eligible sleeper leaves the queue at once") {
+    two_tasks s({6, 12});
+    task& x = s.run_first(0); // no runtime: lag 0, eligible
+    REQUIRE(entity_eligible(s.r.cfs, x.se));
+    x.state = task_state::sleeping;
+    CHECK(s.fc.dequeue_task(s.r, x, dequeue::sleep));
+    CHECK_FALSE(x.se.on_rq);
+    CHECK(s.r.cfs.nr_delayed == 0);
+    CHECK(s.r.cfs.nr_queued == 1);
+}
+
+TEST_CASE("6.6 has no DELAY_DEQUEUE: an ineligible sleeper leaves with its negative lag") {
+    two_tasks s({6, 6});
+    task& x = s.run_first(10 * ms);
+    REQUIRE_FALSE(entity_eligible(s.r.cfs, x.se));
+    x.state = task_state::sleeping;
+    CHECK(s.fc.dequeue_task(s.r, x, dequeue::sleep));
+    CHECK_FALSE(x.se.on_rq);
+    CHECK(s.r.cfs.nr_delayed == 0);
+    CHECK(x.se.vlag == -4 * ms); // V - v = -5 ms, clamped to 4 ms
+}
+
+TEST_CASE("a dying task is dequeued at once even when ineligible (DEQUEUE_SPECIAL)") {
+    two_tasks s({6, 12});
+    task& x = s.run_first(10 * ms);
+    x.state = task_state::dead;
+    CHECK(s.fc.dequeue_task(s.r, x, dequeue::sleep | dequeue::special));
+    CHECK_FALSE(x.se.on_rq);
+}
+
+TEST_CASE("reweighting an off-queue entity scales its lag by old / new weight") {
+    fair_class fc(fair_params({6, 12}, default_tunables({6, 12}, 1, 250)));
+    sched_entity se;
+    se.load = task_load_weight(0, false);
+    se.vlag = 1000;
+    fc.reweight_dequeued(se, task_load_weight(5, false));
+    CHECK(se.vlag == 3056); // 1000 * 1024 / 335 = 3056.7, truncated
+    CHECK(se.load.weight == scale_load(335));
+    fc.reweight_dequeued(se, task_load_weight(0, false));
+    CHECK(se.vlag == 999); // 3056 * 335 / 1024 = 999.7
+}
