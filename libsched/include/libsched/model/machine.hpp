@@ -58,7 +58,7 @@ public:
     machine(const scenario& sc, std::uint64_t seed)
         : sc_(sc), sim_(seed), fair_(make_fair_params(sc.machine)), tick_h_(this), resched_h_(this),
           fork_h_(this), exit_h_(this), wakeup_h_(this), burst_h_(this), renice_h_(this),
-          observe_h_(this) {
+          observe_h_(this), hrtick_h_(this) {
         const bool eevdf = sc.machine.kernel.is_eevdf();
         for (int c = 0; c < sc.machine.cpus; ++c) {
             rqs_.push_back(std::make_unique<rq>(c, eevdf));
@@ -125,6 +125,8 @@ private:
         duration busy_irq = 0; // IRQ time taken out of the tasks' clock while busy
         sim_time last_change = 0;
         bool resched_pending = false;
+        des::event_id hrtick_timer = 0;
+        bool hrtick_armed = false;
         duration busy_at_start = 0, busy_at_end = 0;
     };
 
@@ -205,6 +207,7 @@ private:
     // otherwise prev is preempted (involuntary). Counters move only if next != prev.
     void schedule(rq& r, bool preempt) {
         update_rq_clock(r);
+        hrtick_clear(r);
         task* prev = r.curr;
         std::uint64_t* switch_count = prev != nullptr ? &prev->nivcsw : nullptr;
         if (!preempt && prev != nullptr && prev->state != task_state::runnable) {
@@ -215,6 +218,7 @@ private:
         }
         task* next = fair_.pick_next_task(r, prev);
         r.need_resched = false; // clear_tsk_need_resched(prev): after the pick, as the kernel
+        hrtick_start(r);
         if (next == prev)
             return;
         ++r.nr_switches;
@@ -271,7 +275,7 @@ private:
         rc.budget = rc.work.next_burst(sim_.rng());
         fair_.wake_up_new_task(r, t);
         fair_.wakeup_preempt(r, t, wake::fork);
-        maybe_resched(r);
+        hrtick_start(r);
         if (rc.end_of_life)
             sim_.schedule_at(*rc.end_of_life, event_priority::exit, exit_h_, idx);
         for (std::size_t i = 0; i < rc.renice.size(); ++i)
@@ -314,7 +318,7 @@ private:
             fair_.enqueue_task(r, t, enqueue::wakeup);
             fair_.wakeup_preempt(r, t, 0);
         }
-        maybe_resched(r);
+        hrtick_start(r);
     }
 
     // The running task used up its CPU burst: it sleeps (a voluntary switch).
@@ -391,6 +395,36 @@ private:
                 r.irq_time += sc_.machine.tick_irq_ns;
         }
         sim_.schedule_in(fair_.params().tun.tick_nsec, event_priority::tick, tick_h_, cpu);
+    }
+
+    void hrtick_clear(rq& r) {
+        cpu_record& cr = cpus_[static_cast<std::size_t>(r.cpu)];
+        if (cr.hrtick_armed) {
+            sim_.cancel(cr.hrtick_timer);
+            cr.hrtick_armed = false;
+        }
+    }
+
+    // hrtick_start() / hrtick_update(): (re)arm the slice timer of the running task.
+    void hrtick_start(rq& r) {
+        hrtick_clear(r);
+        if (const auto delay = fair_.hrtick_delay(r)) {
+            cpu_record& cr = cpus_[static_cast<std::size_t>(r.cpu)];
+            cr.hrtick_timer =
+                sim_.schedule_in(*delay, event_priority::tick, hrtick_h_, static_cast<u64>(r.cpu));
+            cr.hrtick_armed = true;
+        }
+        maybe_resched(r);
+    }
+
+    void on_hrtick(u64 cpu) {
+        rq& r = *rqs_[cpu];
+        cpus_[cpu].hrtick_armed = false;
+        update_rq_clock(r);
+        if (r.curr != nullptr) {
+            fair_.hrtick(r);
+            maybe_resched(r);
+        }
     }
 
     void on_resched(u64 cpu) {
@@ -517,6 +551,7 @@ private:
     bound<&machine::on_burst_done> burst_h_;
     bound<&machine::on_renice> renice_h_;
     bound<&machine::on_observe> observe_h_;
+    bound<&machine::on_hrtick> hrtick_h_;
 };
 
 } // namespace libsched

@@ -4,6 +4,7 @@
 #include <libsched/sched/cfs.hpp>
 #include <libsched/sched/eevdf.hpp>
 #include <libsched/sched/rq.hpp>
+#include <optional>
 
 namespace libsched {
 
@@ -113,6 +114,29 @@ public:
         if (!p_.eevdf() && r.cfs.nr_queued > 1 && r.cfs.curr != nullptr &&
             cfs::check_preempt_tick(p_, r.cfs, *r.cfs.curr))
             resched_curr(r);
+    }
+
+    // hrtick_start_fair(): with HRTICK, the delay after which the running task's slice
+    // ends (old CFS: sched_slice; EEVDF: se->slice), or nothing when there is no need for
+    // a timer. A slice already overrun asks for a reschedule instead.
+    std::optional<duration> hrtick_delay(rq& r) {
+        if (!p_.feat(feature::hrtick) || r.cfs.curr == nullptr || r.cfs.nr_queued <= 1)
+            return std::nullopt;
+        sched_entity& se = *r.cfs.curr;
+        const duration ran = se.sum_exec_runtime - se.prev_sum_exec_runtime;
+        const duration slice =
+            p_.eevdf() ? se.slice : static_cast<duration>(cfs::sched_slice(p_, r.cfs, se));
+        if (slice - ran < 0) {
+            resched_curr(r);
+            return std::nullopt;
+        }
+        return std::max<duration>(slice - ran, 10'000); // hrtick_start(): no shorter timers
+    }
+
+    // The HRTICK timer expired: entity_tick() with queued = 1 reschedules outright.
+    void hrtick(rq& r) {
+        update_curr(r);
+        resched_curr(r);
     }
 
     // check_preempt_wakeup_fair() (wakeup_preempt / check_preempt_curr): may the woken
