@@ -60,15 +60,24 @@ inline void avg_vruntime_update(cfs_rq& q, s64 delta) {
     q.avg_vruntime_sum -= static_cast<s64>(q.avg_load) * delta;
 }
 
-// avg_vruntime(): V, rounded towards -inf so that an entity exactly at V is eligible.
-inline u64 avg_vruntime(const cfs_rq& q) {
-    s64 avg = q.avg_vruntime_sum;
-    s64 load = static_cast<s64>(q.avg_load);
+// Σ (v − min_vruntime)·w and Σ w over the queue, curr added if it is still queued.
+struct weighted_sum {
+    s64 avg;
+    s64 load;
+};
+inline weighted_sum queue_sums(const cfs_rq& q) {
+    weighted_sum s{q.avg_vruntime_sum, static_cast<s64>(q.avg_load)};
     if (const sched_entity* c = q.curr; c && c->on_rq) {
         const s64 w = static_cast<s64>(scale_load_down(c->load.weight));
-        avg += entity_key(q, *c) * w;
-        load += w;
+        s.avg += entity_key(q, *c) * w;
+        s.load += w;
     }
+    return s;
+}
+
+// avg_vruntime(): V, rounded towards -inf so that an entity exactly at V is eligible.
+inline u64 avg_vruntime(const cfs_rq& q) {
+    auto [avg, load] = queue_sums(q);
     if (load != 0) {
         if (avg < 0)
             avg -= load - 1;
@@ -79,13 +88,7 @@ inline u64 avg_vruntime(const cfs_rq& q) {
 
 // vruntime_eligible(): lag >= 0 without a division, exactly as the kernel compares.
 inline bool vruntime_eligible(const cfs_rq& q, u64 vruntime) {
-    s64 avg = q.avg_vruntime_sum;
-    s64 load = static_cast<s64>(q.avg_load);
-    if (const sched_entity* c = q.curr; c && c->on_rq) {
-        const s64 w = static_cast<s64>(scale_load_down(c->load.weight));
-        avg += entity_key(q, *c) * w;
-        load += w;
-    }
+    const auto [avg, load] = queue_sums(q);
     return avg >= static_cast<s64>(vruntime - q.min_vruntime) * load;
 }
 
