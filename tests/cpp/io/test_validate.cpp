@@ -257,3 +257,11 @@ TEST_CASE("reference and measured values name task groups") {
     sc.measured.ratio = {{"a", 3.0}};
     CHECK(validate(sc).empty());
 }
+
+TEST_CASE("a task's system share is a fraction") {
+    CHECK(rejected([](scenario& sc) { sc.tasks[1].system_share = 1.5; }).field ==
+          "tasks[1].system_share");
+    CHECK(rejected([](scenario& sc) { sc.tasks[0].system_share = -0.1; }).field ==
+          "tasks[0].system_share");
+    CHECK(warnings_of([](scenario& sc) { sc.tasks[0].system_share = 0.3; }).empty());
+}

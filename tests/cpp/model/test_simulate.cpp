@@ -513,3 +513,27 @@ TEST_CASE("nice 20 is clamped to 19") {
     CHECK_FALSE(find(r, "ref").nice_clamped);
     CHECK(busy_share(r, sc, "too_nice") == Approx(15.0 / 1039.0).margin(0.003));
 }
+
+TEST_CASE("a task's system share splits its time between utime and stime") {
+    // Each tick lands in kernel mode with probability system_share; cputime_adjust then
+    // splits the precise runtime in the ratio of the samples, and utime + stime is the
+    // runtime (each truncated to microseconds on the way out).
+    for (const kernel_version k : all_versions) {
+        scenario sc = one_cpu(k, 1000);
+        sc.length = 20 * sec;
+        sc.tasks = {burner("sys"), burner("user")};
+        sc.tasks[0].system_share = 0.25;
+        const repetition_result r = run_one(sc);
+        const task_result& s = find(r, "sys");
+        const task_result& u = find(r, "user");
+        INFO(k.str());
+        const double ticks = static_cast<double>(s.utime_ticks + s.stime_ticks);
+        CHECK(static_cast<double>(s.stime_ticks) / ticks == Approx(0.25).margin(0.02));
+        const double rusage_share =
+            static_cast<double>(s.ru_stime_us) / static_cast<double>(s.ru_utime_us + s.ru_stime_us);
+        CHECK(rusage_share == Approx(static_cast<double>(s.stime_ticks) / ticks).margin(1e-3));
+        CHECK(std::llabs(s.ru_utime_us + s.ru_stime_us - s.sum_exec_runtime / 1000) <= 1);
+        CHECK(u.stime_ticks == 0);
+        CHECK(u.ru_stime_us == 0);
+    }
+}

@@ -113,6 +113,7 @@ inline task_spec read_task(const toml::node& n, const std::string& field, field_
     t.take_into("stagger", task.stagger, read_duration);
     t.take_into("lifetime", task.lifetime, read_duration);
     t.take_into("exit_at", task.exit_at, read_duration);
+    t.take_into("system_share", task.system_share, read_number);
     if (const toml::node* r = t.take("renice"))
         for_each_element(*r, t.field("renice"), lines,
                          [&](const toml::node& e, const std::string& f) {

@@ -107,6 +107,7 @@ private:
         std::optional<sim_time> end_of_life;
         std::vector<renice_spec> renice;
         bool nice_clamped = false;
+        double system_share = 0.0;
         duration budget = unlimited; // CPU time left in the current burst
         duration runtime_at_switch_in = 0;
         des::event_id burst_timer = 0;
@@ -161,6 +162,7 @@ private:
                     r->end_of_life =
                         std::min(r->end_of_life.value_or(*spec.exit_at), *spec.exit_at);
                 r->renice = spec.renice;
+                r->system_share = spec.system_share;
                 const nice_clamp nc = clamp_nice(spec.nice);
                 r->nice_clamped = nc.clamped;
                 t->pid = pid++;
@@ -381,13 +383,15 @@ private:
         maybe_resched(r);
     }
 
-    // scheduler_tick(): account the tick to whoever runs (user mode: the modelled
-    // workloads never enter the kernel at a tick), then the class's task_tick.
+    // scheduler_tick(): account_process_tick() charges the whole tick to the running task's
+    // utime or stime by the mode the tick interrupted, then the class's task_tick.
     void on_tick(u64 cpu) {
         rq& r = *rqs_[cpu];
         update_rq_clock(r);
         if (r.curr != nullptr) {
-            r.curr->utime += fair_.params().tun.tick_nsec;
+            const double system_share = rec(*r.curr).system_share;
+            const bool kernel_mode = system_share > 0.0 && sim_.rng().uniform01() < system_share;
+            (kernel_mode ? r.curr->stime : r.curr->utime) += fair_.params().tun.tick_nsec;
             fair_.task_tick(r, *r.curr);
             maybe_resched(r);
             // irqtime_account_irq() at the interrupt's exit: later clock reads lose it.

@@ -51,6 +51,9 @@ struct task_spec {
     std::optional<duration> lifetime; // exits lifetime ns after its own start
     std::optional<sim_time> exit_at;  // exits at this absolute time
     std::vector<renice_spec> renice;
+    // Share of its CPU time the task spends in the kernel (system calls): the chance that a
+    // tick finds it in kernel mode, which decides the utime / stime split user space sees.
+    double system_share = 0.0;
 };
 
 struct machine_spec {

@@ -253,6 +253,8 @@ inline void check_task(const scenario& sc, std::size_t i, warnings& w) {
                  "instances " + std::to_string(late) + " to " + std::to_string(t.count - 1) +
                      " would fork after the end of the run and never start");
     }
+    if (!(t.system_share >= 0.0 && t.system_share <= 1.0))
+        fail(at + ".system_share", "is outside [0, 1]");
     if (t.lifetime && *t.lifetime <= 0)
         fail(at + ".lifetime", format_duration(*t.lifetime) + " is not positive");
     if (t.exit_at && *t.exit_at <= t.start)
