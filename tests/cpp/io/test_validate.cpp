@@ -10,12 +10,12 @@ using namespace libsched;
 
 namespace {
 
-// Two burners on two CPUs, kernel 6.8: valid, no warnings.
+// Two burners on one CPU, kernel 6.8: valid, no warnings.
 scenario valid_scenario() {
     scenario sc;
     sc.name = "valid";
     sc.length = 2 * nsec_per_sec;
-    sc.machine.cpus = 2;
+    sc.machine.cpus = 1;
     sc.machine.kernel = {6, 8};
     task_spec a;
     a.name = "a";
@@ -170,11 +170,15 @@ TEST_CASE("nice: clamped with a warning near the range, an error far outside it"
 TEST_CASE("count and affinity") {
     CHECK(rejected([](scenario& s) { s.tasks[0].count = 0; }).field == "tasks[0].count");
     CHECK(rejected([](scenario& s) { s.tasks[0].count = 100'001; }).field == "tasks[0].count");
-    const auto cpu7 = rejected([](scenario& s) { s.tasks[0].affinity = {0, 7}; });
+    const auto cpu7 = rejected([](scenario& s) {
+        s.machine.cpus = 2;
+        s.tasks[0].affinity = {0, 7};
+    });
     CHECK(cpu7.field == "tasks[0].affinity");
     CHECK(cpu7.reason == "affinity to CPU 7 but the machine has 2 CPUs");
     CHECK(rejected([](scenario& s) { s.tasks[0].affinity = {-1}; }).field == "tasks[0].affinity");
     CHECK(rejected([](scenario& s) {
+              s.machine.cpus = 2;
               s.tasks[0].affinity = {1, 1};
           }).reason == "CPU 1 is listed twice");
 }
@@ -264,4 +268,10 @@ TEST_CASE("a task's system share is a fraction") {
     CHECK(rejected([](scenario& sc) { sc.tasks[0].system_share = -0.1; }).field ==
           "tasks[0].system_share");
     CHECK(warnings_of([](scenario& sc) { sc.tasks[0].system_share = 0.3; }).empty());
+}
+
+TEST_CASE("several CPUs warn that tasks do not migrate yet") {
+    const auto w = warnings_of([](scenario& sc) { sc.machine.cpus = 2; });
+    REQUIRE(w.size() == 1);
+    CHECK(w[0].find("machine.cpus") != std::string::npos);
 }

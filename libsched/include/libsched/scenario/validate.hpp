@@ -125,6 +125,10 @@ inline void check_machine(const machine_spec& m, warnings& w) {
     if (m.online_cpus < 0)
         fail("machine.online_cpus",
              std::to_string(m.online_cpus) + " is negative (0 means as many as machine.cpus)");
+    if (m.cpus > 1)
+        warn(w, "machine.cpus",
+             "each task stays on the CPU it is given at fork (the allowed CPU with the fewest "
+             "tasks); wakeup placement and load balancing are not modelled yet");
     if (m.online_cpus > 0 && m.online_cpus < m.cpus)
         warn(w, "machine.online_cpus",
              std::to_string(m.online_cpus) + " is fewer than the " + count_text(m.cpus, "CPU") +
