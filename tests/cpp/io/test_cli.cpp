@@ -175,3 +175,30 @@ TEST_CASE("replay runs a folder's files in order and sums up the comparisons") {
     CHECK(none.status == 1);
     CHECK(contains(none.err, "no such file or directory"));
 }
+
+TEST_CASE("run --trace writes the scheduling events as CSV") {
+    const temp_file scenario_file("trace.toml", R"(name = "trace"
+length = "100ms"
+[machine]
+kernel = "6.12"
+[[tasks]]
+name = "a"
+count = 2
+)");
+    const temp_file csv_file("trace.csv", "");
+    const cli_result r = cli({"run", "-q", "--trace", csv_file.path(), scenario_file.path()});
+    CHECK(r.status == 0);
+    std::ifstream csv(csv_file.path());
+    std::string header, line;
+    std::getline(csv, header);
+    CHECK(header == "time_ns,cpu,event,pid,comm,prev_state,next_pid,next_comm");
+    int switches = 0;
+    while (std::getline(csv, line))
+        switches += line.find(",sched_switch,") != std::string::npos ? 1 : 0;
+    CHECK(switches > 20); // two burners at HZ 250 with a 0.75 ms slice: a switch per tick
+
+    const cli_result two =
+        cli({"run", "--trace", csv_file.path(), scenario_file.path(), scenario_file.path()});
+    CHECK(two.status == 2);
+    CHECK(two.err.find("--trace") != std::string::npos);
+}

@@ -537,3 +537,49 @@ TEST_CASE("a task's system share splits its time between utime and stime") {
         CHECK(u.ru_stime_us == 0);
     }
 }
+
+TEST_CASE("the trace sink sees every switch, wakeup, fork and exit of the first repetition") {
+    for (const kernel_version k : all_versions) {
+        scenario sc = one_cpu(k);
+        sc.length = 2 * sec;
+        sc.repetitions = 2;
+        sc.tasks = {periodic("p", 1 * ms, 4 * ms), burner("b"), burner("short")};
+        sc.tasks[2].lifetime = 500 * ms;
+        std::vector<trace_event> events;
+        run_options opt;
+        opt.trace = [&](const trace_event& e) { events.push_back(e); };
+        const run_result rr = simulate(sc, opt);
+        const repetition_result& r = rr.repetitions.front();
+        INFO(k.str());
+
+        std::uint64_t switches = 0, wakeups = 0, forks = 0, exits = 0;
+        int running = 0; // pid on the CPU according to the trace
+        sim_time last = 0;
+        for (const trace_event& e : events) {
+            CHECK(e.time >= last);
+            last = e.time;
+            switch (e.kind) {
+            case trace_kind::sched_switch:
+                ++switches;
+                CHECK(e.pid == running); // the switch leaves whoever the last one started
+                CHECK(e.next_pid != e.pid);
+                running = e.next_pid;
+                break;
+            case trace_kind::sched_wakeup:
+                ++wakeups;
+                break;
+            case trace_kind::sched_wakeup_new:
+                ++forks;
+                break;
+            case trace_kind::sched_process_exit:
+                ++exits;
+                CHECK(e.pid == running); // a process exits on the CPU
+                break;
+            }
+        }
+        CHECK(switches == r.cpus[0].nr_switches);
+        CHECK(wakeups == find(r, "p").wakeup_latency.size());
+        CHECK(forks == 3);
+        CHECK(exits == 1);
+    }
+}

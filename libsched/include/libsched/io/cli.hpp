@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <exception>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <libsched/io/report.hpp>
 #include <libsched/io/result_json.hpp>
@@ -76,9 +77,28 @@ struct run_command {
     bool quiet = false;
     std::optional<int> repetitions;
     std::optional<std::uint64_t> seed;
+    std::string trace; // CSV file for the scheduling events of the first repetition
 };
 
+// One CSV line per scheduling event, the kernel's tracepoint names in the event column.
+inline trace_sink csv_trace(std::ostream& csv) {
+    csv << "time_ns,cpu,event,pid,comm,prev_state,next_pid,next_comm\n";
+    return [&csv](const trace_event& e) {
+        csv << e.time << ',' << e.cpu << ',' << trace_name(e.kind) << ',' << e.pid << ',' << e.comm
+            << ',';
+        if (e.kind == trace_kind::sched_switch)
+            csv << e.prev_state << ',' << e.next_pid << ',' << e.next_comm;
+        else
+            csv << ",,";
+        csv << '\n';
+    };
+}
+
 inline int cmd_run(const run_command& cmd, std::ostream& out, std::ostream& err) {
+    if (!cmd.trace.empty() && cmd.files.size() > 1) {
+        err << "libsched: run: --trace takes one scenario file\n";
+        return exit_usage;
+    }
     int status = exit_ok;
     nlohmann::json documents = nlohmann::json::array();
     bool first = true;
@@ -93,6 +113,15 @@ inline int cmd_run(const run_command& cmd, std::ostream& out, std::ostream& err)
         options.seed = cmd.seed;
         if (!cmd.quiet)
             options.on_progress = progress_lines(err, sc->name);
+        std::ofstream csv;
+        if (!cmd.trace.empty()) {
+            csv.open(cmd.trace);
+            if (!csv) {
+                err << "libsched: " << cmd.trace << ": cannot write the trace\n";
+                return exit_failure;
+            }
+            options.trace = csv_trace(csv);
+        }
         const auto result = simulate_reporting(*sc, path, options, err);
         if (!result) {
             status = exit_failure;
@@ -265,6 +294,9 @@ inline int run_cli(const std::vector<std::string>& args, std::ostream& out, std:
             ->check(CLI::Range(1, max_repetitions));
         run_app->add_option("--seed", run.seed, "Seed of the first repetition");
         run_app->add_flag("-q,--quiet", run.quiet, "No progress lines");
+        run_app->add_option("--trace", run.trace,
+                            "Write the first repetition's scheduling events to this CSV file "
+                            "(one scenario only)");
 
         std::vector<std::string> replay_paths;
         CLI::App* replay_app = app.add_subcommand(

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <functional>
 #include <libsched/des/simulator.hpp>
+#include <libsched/model/trace.hpp>
 #include <libsched/model/workload.hpp>
 #include <libsched/scenario/result.hpp>
 #include <libsched/scenario/scenario.hpp>
@@ -55,10 +56,10 @@ class machine {
 public:
     using progress_fn = std::function<void(sim_time)>;
 
-    machine(const scenario& sc, std::uint64_t seed)
-        : sc_(sc), sim_(seed), fair_(make_fair_params(sc.machine)), tick_h_(this), resched_h_(this),
-          fork_h_(this), exit_h_(this), wakeup_h_(this), burst_h_(this), renice_h_(this),
-          observe_h_(this), hrtick_h_(this) {
+    machine(const scenario& sc, std::uint64_t seed, trace_sink trace = {})
+        : sc_(sc), sim_(seed), trace_(std::move(trace)), fair_(make_fair_params(sc.machine)),
+          tick_h_(this), resched_h_(this), fork_h_(this), exit_h_(this), wakeup_h_(this),
+          burst_h_(this), renice_h_(this), observe_h_(this), hrtick_h_(this) {
         const bool eevdf = sc.machine.kernel.is_eevdf();
         for (int c = 0; c < sc.machine.cpus; ++c) {
             rqs_.push_back(std::make_unique<rq>(c, eevdf));
@@ -138,6 +139,28 @@ private:
     };
 
     rq& rq_of(const task& t) { return *rqs_[static_cast<std::size_t>(t.cpu)]; }
+
+    void trace(trace_kind kind, const task& t) {
+        if (trace_)
+            trace_({kind, now(), t.cpu, t.pid, rec(t).name, 'R', 0, {}});
+    }
+    void trace_switch(const rq& r, const task* prev, const task* next) {
+        if (!trace_)
+            return;
+        trace_event e{trace_kind::sched_switch, now(), r.cpu, 0, "swapper", 'R', 0, "swapper"};
+        if (prev != nullptr) {
+            e.pid = prev->pid;
+            e.comm = rec(*prev).name;
+            e.prev_state = prev->state == task_state::dead       ? 'X'
+                           : prev->state == task_state::sleeping ? 'S'
+                                                                 : 'R';
+        }
+        if (next != nullptr) {
+            e.next_pid = next->pid;
+            e.next_comm = rec(*next).name;
+        }
+        trace_(e);
+    }
     sim_time now() const { return sim_.now(); }
     // IRQ time taken out while a task runs is part of the CPU's busy time, not the task's.
     void update_rq_clock(rq& r) {
@@ -226,6 +249,7 @@ private:
         ++r.nr_switches;
         if (switch_count != nullptr)
             ++*switch_count;
+        trace_switch(r, prev, next);
         cpu_record& cr = cpus_[static_cast<std::size_t>(r.cpu)];
         if (prev != nullptr)
             cr.busy += now() - cr.last_change;
@@ -275,6 +299,7 @@ private:
         update_rq_clock(r);
         t.state = task_state::runnable;
         rc.budget = rc.work.next_burst(sim_.rng());
+        trace(trace_kind::sched_wakeup_new, t);
         fair_.wake_up_new_task(r, t);
         fair_.wakeup_preempt(r, t, wake::fork);
         hrtick_start(r);
@@ -301,6 +326,7 @@ private:
         read_rusage(t, rc);
         t.state = task_state::dead;
         rc.exited = now();
+        trace(trace_kind::sched_process_exit, t);
         schedule(r, false);
     }
 
@@ -312,6 +338,7 @@ private:
         update_rq_clock(r);
         t.state = task_state::runnable;
         rc.wake_time = now();
+        trace(trace_kind::sched_wakeup, t);
         if (t.se.on_rq) {
             fair_.enqueue_task(r, t, enqueue::delayed);
             if (r.curr != &t)
@@ -541,6 +568,7 @@ private:
 
     const scenario& sc_;
     des::simulator sim_;
+    trace_sink trace_;
     fair_class fair_;
     std::vector<std::unique_ptr<rq>> rqs_;
     std::vector<cpu_record> cpus_;

@@ -2,6 +2,7 @@
 // Run a scenario through the model: the entry point for the CLI, the bindings and users.
 #include <cstdint>
 #include <functional>
+#include <libsched/model/trace.hpp>
 #include <libsched/scenario/result.hpp>
 #include <libsched/scenario/scenario.hpp>
 #include <optional>
@@ -20,6 +21,8 @@ struct run_options {
     std::optional<std::uint64_t> seed; // overrides scenario.seed
     // Called now and then (every ~100 ms of simulated time) for progress display.
     std::function<void(const progress_info&)> on_progress;
+    // Receives every scheduling event of the first repetition (model/trace.hpp).
+    trace_sink trace;
 };
 
 // Validates the scenario (throws scenario_error) and runs every repetition.

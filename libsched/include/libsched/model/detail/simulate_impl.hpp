@@ -13,7 +13,7 @@ inline run_result simulate(const scenario& sc, const run_options& opt) {
     const int reps = opt.repetitions.value_or(sc.repetitions);
     const std::uint64_t seed = opt.seed.value_or(sc.seed);
     for (int i = 0; i < reps; ++i) {
-        machine m(sc, seed + static_cast<std::uint64_t>(i));
+        machine m(sc, seed + static_cast<std::uint64_t>(i), i == 0 ? opt.trace : trace_sink{});
         machine::progress_fn progress;
         if (opt.on_progress)
             progress = [&](sim_time t) { opt.on_progress({i, reps, t, sc.length}); };

@@ -1,0 +1,42 @@
+#pragma once
+// Scheduling events as the kernel's tracepoints name them (sched_wakeup_new, sched_wakeup,
+// sched_switch, sched_process_exit), handed to a trace sink as they happen.
+#include <functional>
+#include <libsched/sched/types.hpp>
+#include <string_view>
+
+namespace libsched {
+
+enum class trace_kind { sched_wakeup_new, sched_wakeup, sched_switch, sched_process_exit };
+
+inline constexpr std::string_view trace_name(trace_kind k) {
+    switch (k) {
+    case trace_kind::sched_wakeup_new:
+        return "sched_wakeup_new";
+    case trace_kind::sched_wakeup:
+        return "sched_wakeup";
+    case trace_kind::sched_switch:
+        return "sched_switch";
+    case trace_kind::sched_process_exit:
+    default:
+        return "sched_process_exit";
+    }
+}
+
+// pid 0 is the idle task. For sched_switch, pid/comm are prev's and prev_state is what
+// ftrace prints: R (preempted, still runnable), S (blocked), X (exiting). The views are
+// valid during the call only.
+struct trace_event {
+    trace_kind kind = trace_kind::sched_switch;
+    sim_time time = 0;
+    int cpu = 0;
+    int pid = 0;
+    std::string_view comm;
+    char prev_state = 'R';
+    int next_pid = 0;
+    std::string_view next_comm;
+};
+
+using trace_sink = std::function<void(const trace_event&)>;
+
+} // namespace libsched
