@@ -270,6 +270,12 @@ TEST_CASE("a task's system share is a fraction") {
     CHECK(warnings_of([](scenario& sc) { sc.tasks[0].system_share = 0.3; }).empty());
 }
 
+TEST_CASE("a run is at most 10^7 s long") {
+    CHECK(rejected([](scenario& sc) { sc.length = 10'000'001 * nsec_per_sec; }).field ==
+          "length");
+    CHECK(warnings_of([](scenario& sc) { sc.length = 10'000'000 * nsec_per_sec; }).empty());
+}
+
 TEST_CASE("several CPUs warn that tasks do not migrate yet") {
     const auto w = warnings_of([](scenario& sc) { sc.machine.cpus = 2; });
     REQUIRE(w.size() == 1);

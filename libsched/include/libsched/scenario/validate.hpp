@@ -160,6 +160,11 @@ inline void check_machine(const machine_spec& m, warnings& w) {
 inline void check_run(const scenario& sc) {
     if (sc.length <= 0)
         fail("length", format_duration(sc.length) + " is not positive");
+    // Far beyond any experiment, and keeps every sum of times clear of overflow.
+    constexpr duration max_length = 10'000'000 * nsec_per_sec;
+    if (sc.length > max_length)
+        fail("length", format_duration(sc.length) + " is longer than " +
+                           format_duration(max_length) + " (about 116 days)");
     if (sc.window_start < 0)
         fail("window.start", format_duration(sc.window_start) + " is negative");
     if (sc.window_end && *sc.window_end > sc.length)
