@@ -47,8 +47,6 @@ public:
         return e;
     }
 
-    std::size_t size_including_cancelled() const { return heap_.size(); }
-
 private:
     static bool later(const event& a, const event& b) { return b.key < a.key; }
 

@@ -87,12 +87,6 @@ public:
         return collect();
     }
 
-    // Read access for tests.
-    const rq& cpu_rq(int c) const { return *rqs_[static_cast<std::size_t>(c)]; }
-    const task& task_at(std::size_t i) const { return *tasks_[i]; }
-    std::size_t task_count() const { return tasks_.size(); }
-    const fair_class& fair() const { return fair_; }
-
 private:
     struct snapshot {
         duration runtime = 0;

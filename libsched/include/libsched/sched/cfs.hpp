@@ -75,29 +75,15 @@ inline void clear_buddies(cfs_rq& q, const sched_entity& se) {
         q.last = nullptr;
     if (q.next == &se)
         q.next = nullptr;
-    if (q.skip == &se)
-        q.skip = nullptr;
 }
 
-// pick_next_entity(): the leftmost (or curr if further left), then the buddies.
+// pick_next_entity(): the leftmost (or curr if further left), then the next and last
+// buddies (the skip buddy of sched_yield() is not modelled).
 inline sched_entity* pick_next_entity(const fair_params& p, cfs_rq& q, sched_entity* curr) {
     sched_entity* left = q.tasks_timeline.first();
     if (left == nullptr || (curr != nullptr && vtime_before(curr->vruntime, left->vruntime)))
         left = curr;
     sched_entity* se = left;
-    if (q.skip != nullptr && q.skip == se) {
-        sched_entity* second = nullptr;
-        if (se == curr) {
-            second = q.tasks_timeline.first();
-        } else {
-            second = q.tasks_timeline.next(*se);
-            if (second == nullptr ||
-                (curr != nullptr && vtime_before(curr->vruntime, second->vruntime)))
-                second = curr;
-        }
-        if (second != nullptr && wakeup_preempt_entity(p, *second, *left) < 1)
-            se = second;
-    }
     if (q.next != nullptr && wakeup_preempt_entity(p, *q.next, *left) < 1)
         se = q.next;
     else if (q.last != nullptr && wakeup_preempt_entity(p, *q.last, *left) < 1)

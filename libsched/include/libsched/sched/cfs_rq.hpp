@@ -12,7 +12,6 @@ struct cfs_rq {
     sched_entity* curr = nullptr; // running entity; kept outside the tree
     sched_entity* next = nullptr; // buddies
     sched_entity* last = nullptr; // old CFS LAST_BUDDY
-    sched_entity* skip = nullptr; // old CFS yield
 
     load_weight load;        // all queued entities, curr and delayed ones included
     unsigned nr_queued = 0;  // nr_running before 6.14; delayed entities count

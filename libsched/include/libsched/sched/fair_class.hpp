@@ -224,7 +224,6 @@ public:
     void enqueue_entity(rq& r, sched_entity& se, unsigned flags, bool sched_idle) {
         cfs_rq& q = r.cfs;
         const bool is_curr = q.curr == &se;
-        se.cfs_rq_of = &q;
         if (p_.eevdf()) {
             if (is_curr)
                 eevdf::place_entity(p_, q, se, flags);

@@ -6,7 +6,6 @@
 
 namespace libsched {
 
-struct cfs_rq;
 struct task;
 
 struct sched_entity : detail::rb_node {
@@ -26,7 +25,6 @@ struct sched_entity : detail::rb_node {
     duration prev_sum_exec_runtime = 0; // sum_exec_runtime when last picked
     u64 nr_migrations = 0;
 
-    cfs_rq* cfs_rq_of = nullptr;    // the queue this entity is (or was last) queued on
     struct task* task_of = nullptr; // nullptr for a group entity
 };
 

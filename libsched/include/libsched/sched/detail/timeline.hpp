@@ -71,7 +71,6 @@ public:
     timeline& operator=(const timeline&) = delete;
 
     bool by_deadline() const { return by_deadline_; }
-    void set_order(bool by_deadline) { by_deadline_ = by_deadline; } // only while empty
 
     bool empty() const { return header_.parent == nullptr; }
     std::size_t size() const { return size_; }
