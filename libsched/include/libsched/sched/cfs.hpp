@@ -25,7 +25,11 @@ inline u64 sched_slice(const fair_params& p, const cfs_rq& q, const sched_entity
     }
     slice = calc_delta(slice, se.load.weight, lw, p.delta_mode);
     if (p.feat(feature::base_slice)) {
-        const bool idle = se.load.weight == scale_load(weight_idleprio);
+        // se_is_idle() && !sched_idle_cfs_rq(): only SCHED_IDLE entities weigh 3, so the
+        // queue holds nothing else exactly when its load is 3 per entity.
+        const u64 idle_w = scale_load(weight_idleprio);
+        const bool idle_rq = q.nr_queued > 0 && q.load.weight == q.nr_queued * idle_w;
+        const bool idle = se.load.weight == idle_w && !idle_rq;
         const u64 min_gran =
             static_cast<u64>(idle ? p.tun.idle_min_granularity : p.tun.min_granularity);
         slice = std::max(slice, min_gran);
