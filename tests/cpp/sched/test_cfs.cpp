@@ -208,3 +208,29 @@ TEST_CASE("pick_next_entity takes the leftmost, curr if further left, then buddi
     q.next = &curr; // 10 ms right of a
     CHECK(cfs::pick_next_entity(p, q, &curr) == &a);
 }
+
+TEST_CASE("a SCHED_IDLE task's slice floor is idle_min_granularity unless all are idle") {
+    const fair_params p = params_for();
+    const auto enqueue_idle = [](cfs_rq& q, sched_entity& se) {
+        se.load = task_load_weight(0, true);
+        se.on_rq = true;
+        account_entity_enqueue(q, se);
+        timeline_insert(q, se);
+    };
+    SECTION("beside a nice-0 task: 24 ms * 3 / 1027 is below 0.75 ms, so 0.75 ms") {
+        cfs_rq q(false);
+        sched_entity normal, idle;
+        enqueue_nice(q, normal, 0);
+        enqueue_idle(q, idle);
+        CHECK(cfs::sched_slice(p, q, idle) == 750'000);
+    }
+    SECTION("idle tasks alone get the normal floor: latency 2 ms, two tasks -> 1 ms -> 3 ms") {
+        fair_params short_latency = p;
+        short_latency.tun.latency = 2'000'000; // sched_nr_latency left at 8: no stretching
+        cfs_rq q(false);
+        sched_entity a, b;
+        enqueue_idle(q, a);
+        enqueue_idle(q, b);
+        CHECK(cfs::sched_slice(short_latency, q, a) == 3'000'000);
+    }
+}
