@@ -271,8 +271,7 @@ TEST_CASE("a task's system share is a fraction") {
 }
 
 TEST_CASE("a run is at most 10^7 s long") {
-    CHECK(rejected([](scenario& sc) { sc.length = 10'000'001 * nsec_per_sec; }).field ==
-          "length");
+    CHECK(rejected([](scenario& sc) { sc.length = 10'000'001 * nsec_per_sec; }).field == "length");
     CHECK(warnings_of([](scenario& sc) { sc.length = 10'000'000 * nsec_per_sec; }).empty());
 }
 
@@ -280,4 +279,26 @@ TEST_CASE("several CPUs warn that tasks do not migrate yet") {
     const auto w = warnings_of([](scenario& sc) { sc.machine.cpus = 2; });
     REQUIRE(w.size() == 1);
     CHECK(w[0].find("machine.cpus") != std::string::npos);
+}
+
+TEST_CASE("a custom slice needs 6.12 and is clamped like __setparam_fair") {
+    const auto old = rejected([](scenario& sc) {
+        sc.machine.kernel = {6, 11};
+        sc.tasks[0].slice = 1'000'000;
+    });
+    CHECK(old.field == "tasks[0].slice");
+    CHECK(rejected([](scenario& sc) {
+              sc.machine.kernel = {6, 12};
+              sc.tasks[0].slice = 0;
+          }).field == "tasks[0].slice");
+    const auto w = warnings_of([](scenario& sc) {
+        sc.machine.kernel = {6, 12};
+        sc.tasks[1].slice = 10'000; // 10 us -> 0.1 ms
+    });
+    REQUIRE(w.size() == 1);
+    CHECK(w[0].find("tasks[1].slice") != std::string::npos);
+    CHECK(warnings_of([](scenario& sc) {
+              sc.machine.kernel = {6, 12};
+              sc.tasks[1].slice = 2'000'000;
+          }).empty());
 }

@@ -1,6 +1,7 @@
 // model/simulate.hpp: whole scenarios against what the kernel rules imply: conservation of
 // CPU time, weight-proportional shares, tick-quantised switch rates, counters, /proc and
 // getrusage readings, determinism.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>

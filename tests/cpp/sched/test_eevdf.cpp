@@ -290,11 +290,33 @@ TEST_CASE("run-to-parity protection: the vlag marker (6.6-6.16) and vprot (6.17+
     eevdf::cancel_protect_slice(p612, curr);
     CHECK_FALSE(eevdf::curr_protected(p612, curr));
 
-    // 6.17: with every entity on the default slice, vprot is the deadline.
+    // 6.17: with nothing shorter queued, vprot is the deadline.
     const fair_params p617 = params_for({6, 17});
-    eevdf::set_protect_slice(p617, curr);
+    cfs_rq q;
+    eevdf::set_protect_slice(p617, q, curr);
     CHECK(curr.vprot == curr.deadline);
     CHECK(eevdf::curr_protected(p617, curr));
     curr.vruntime = curr.deadline; // used up
     CHECK_FALSE(eevdf::curr_protected(p617, curr));
+}
+
+TEST_CASE("6.17+: a shorter slice queued shortens the protection (RUN_TO_PARITY)") {
+    const fair_params p617 = params_for({6, 17});
+    cfs_rq q;
+    sched_entity other, curr;
+    const u64 x = q.min_vruntime + 1'000'000;
+    enqueue_at(q, other, 0, x, 500'000); // a custom slice
+    CHECK(eevdf::cfs_rq_min_slice(q) == 500'000);
+    curr.load = task_load_weight(0, false);
+    curr.vruntime = x;
+    curr.slice = 2'800'000;
+    curr.deadline = x + 2'800'000;
+    eevdf::set_protect_slice(p617, q, curr);
+    CHECK(curr.vprot == x + 500'000);
+
+    // Without RUN_TO_PARITY the protection is the normalized base slice, 0.7 ms.
+    fair_params no_parity = p617;
+    no_parity.feat.set(feature::run_to_parity, false);
+    eevdf::set_protect_slice(no_parity, q, curr);
+    CHECK(curr.vprot == x + 700'000);
 }

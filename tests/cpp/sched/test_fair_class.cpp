@@ -2,6 +2,7 @@
 // ineligible sleeper queued until a pick reaches it; reweighting keeps lag in service terms.
 #include <catch2/catch.hpp>
 #include <libsched/sched/fair_class.hpp>
+#include <optional>
 
 using namespace libsched;
 
@@ -151,4 +152,39 @@ TEST_CASE("reweighting an off-queue entity scales its lag by old / new weight") 
     CHECK(se.load.weight == scale_load(335));
     fc.reweight_dequeued(se, task_load_weight(0, false));
     CHECK(se.vlag == 999); // 3056 * 335 / 1024 = 999.7
+}
+
+TEST_CASE("PREEMPT_SHORT: a wakee with a shorter slice cuts the running task's protection") {
+    // 8 online CPUs at HZ 1000: base slice 3 ms (6.12) or 2.8 ms (6.18). The hog was forked
+    // with half a slice (ENQUEUE_INITIAL) and has run 0.5 ms: it is protected (RUN_TO_PARITY)
+    // and its deadline is 1.5 ms (1.4 ms) after its start. A fresh wakee is placed at V,
+    // which is the hog's vruntime: both are eligible.
+    for (const kernel_version v : {kernel_version{6, 12}, kernel_version{6, 18}}) {
+        const auto preempts = [&](std::optional<duration> wakee_slice) {
+            rq r(0, true);
+            fair_class fc(fair_params(v, default_tunables(v, 8, 1000)));
+            task hog, wakee;
+            hog.pid = 1;
+            wakee.pid = 2;
+            hog.state = wakee.state = task_state::runnable;
+            hog.se.load = wakee.se.load = task_load_weight(0, false);
+            fc.wake_up_new_task(r, hog);
+            r.curr = fc.pick_next_task(r, nullptr);
+            REQUIRE(r.curr == &hog);
+            r.clock_task += ms / 2;
+            fc.update_curr(r);
+            if (wakee_slice) {
+                wakee.se.custom_slice = true;
+                wakee.se.slice = *wakee_slice;
+            }
+            fc.enqueue_task(r, wakee, enqueue::wakeup);
+            fc.wakeup_preempt(r, wakee, 0);
+            return r.need_resched;
+        };
+        INFO(v.str());
+        // Equal slices: the wakee's deadline (V + one slice) is after the hog's.
+        CHECK_FALSE(preempts(std::nullopt));
+        // A 0.4 ms slice: deadline V + 0.4 ms, before the hog's; PREEMPT_SHORT lets it in.
+        CHECK(preempts(400'000));
+    }
 }

@@ -114,6 +114,7 @@ inline task_spec read_task(const toml::node& n, const std::string& field, field_
     t.take_into("lifetime", task.lifetime, read_duration);
     t.take_into("exit_at", task.exit_at, read_duration);
     t.take_into("system_share", task.system_share, read_number);
+    t.take_into("slice", task.slice, read_duration);
     if (const toml::node* r = t.take("renice"))
         for_each_element(*r, t.field("renice"), lines,
                          [&](const toml::node& e, const std::string& f) {

@@ -186,6 +186,10 @@ private:
                 t->nice = nc.nice;
                 t->policy = spec.policy;
                 t->se.load = task_load_weight(t->nice, spec.policy == sched_policy::idle);
+                if (spec.slice) { // set by the process itself right after it starts
+                    t->se.custom_slice = true;
+                    t->se.slice = eevdf::clamp_custom_slice(*spec.slice);
+                }
                 if (!spec.affinity.empty()) {
                     t->cpus_allowed.assign(static_cast<std::size_t>(sc_.machine.cpus), false);
                     for (int c : spec.affinity)

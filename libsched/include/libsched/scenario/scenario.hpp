@@ -54,6 +54,9 @@ struct task_spec {
     // Share of its CPU time the task spends in the kernel (system calls): the chance that a
     // tick finds it in kernel mode, which decides the utime / stime split user space sees.
     double system_share = 0.0;
+    // 6.12+: a requested slice (sched_setattr() sched_runtime); the kernel clamps it to
+    // [0.1 ms, 100 ms]. Unset: the base slice.
+    std::optional<duration> slice;
 };
 
 struct machine_spec {

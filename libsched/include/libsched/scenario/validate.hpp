@@ -11,6 +11,7 @@
 #include <libsched/scenario/duration_text.hpp>
 #include <libsched/scenario/scenario.hpp>
 #include <libsched/scenario/scenario_error.hpp>
+#include <libsched/sched/eevdf.hpp>
 #include <libsched/sched/features.hpp>
 #include <libsched/sched/kernel_version.hpp>
 #include <libsched/sched/tunables.hpp>
@@ -261,6 +262,19 @@ inline void check_task(const scenario& sc, std::size_t i, warnings& w) {
             warn(w, at + ".stagger",
                  "instances " + std::to_string(late) + " to " + std::to_string(t.count - 1) +
                      " would fork after the end of the run and never start");
+    }
+    if (t.slice) {
+        if (sc.machine.kernel < kernel_version{6, 12})
+            fail(at + ".slice", "custom slices (sched_setattr() sched_runtime) exist from 6.12; "
+                                "the machine runs " +
+                                    sc.machine.kernel.str());
+        if (*t.slice <= 0)
+            fail(at + ".slice", format_duration(*t.slice) + " is not positive");
+        if (eevdf::clamp_custom_slice(*t.slice) != *t.slice)
+            warn(w, at + ".slice",
+                 format_duration(*t.slice) + " clamped to " +
+                     format_duration(eevdf::clamp_custom_slice(*t.slice)) +
+                     " as __setparam_fair() does");
     }
     if (!(t.system_share >= 0.0 && t.system_share <= 1.0))
         fail(at + ".system_share", "is outside [0, 1]");

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <libsched/sched/cfs_rq.hpp>
 #include <libsched/sched/fair_params.hpp>
+#include <limits>
 
 namespace libsched::eevdf {
 
@@ -28,21 +29,40 @@ inline bool update_deadline(const fair_params& p, sched_entity& se) {
     return true;
 }
 
-// cfs_rq_min_slice(): every entity requests the base slice (custom slices through
-// sched_attr are not modelled), so the shortest queued slice is the base slice.
-inline duration cfs_rq_min_slice(const fair_params& p) {
-    return p.tun.base_slice;
+// __setparam_fair() (6.12+): a requested slice, clamped to [0.1 ms, 100 ms].
+inline constexpr duration min_custom_slice = nsec_per_msec / 10;
+inline constexpr duration max_custom_slice = 100 * nsec_per_msec;
+inline constexpr duration clamp_custom_slice(duration requested) {
+    return std::clamp(requested, min_custom_slice, max_custom_slice);
 }
 
-// 6.17+ set_protect_slice(): the end of the slice the entity may run undisturbed.
-inline void set_protect_slice(const fair_params& p, sched_entity& se) {
+// cfs_rq_min_slice(): the shortest slice among curr (if queued) and the tree.
+inline duration cfs_rq_min_slice(const cfs_rq& q) {
+    duration min_slice = std::numeric_limits<duration>::max();
+    if (q.curr != nullptr && q.curr->on_rq)
+        min_slice = q.curr->slice;
+    if (const sched_entity* root = q.tasks_timeline.root())
+        min_slice = std::min(min_slice, root->subtree_min_slice);
+    return min_slice;
+}
+
+// 6.17+ set_protect_slice(): the end of the slice the entity may run undisturbed, the
+// shortest slice queued with it under RUN_TO_PARITY.
+inline void set_protect_slice(const fair_params& p, const cfs_rq& q, sched_entity& se) {
     duration slice =
-        p.feat(feature::run_to_parity) ? cfs_rq_min_slice(p) : normalized_base_slice(p.version);
+        p.feat(feature::run_to_parity) ? cfs_rq_min_slice(q) : normalized_base_slice(p.version);
     slice = std::min(slice, se.slice);
     u64 vprot = se.deadline;
     if (slice != se.slice)
         vprot = vtime_min(vprot, se.vruntime + p.delta_fair(static_cast<u64>(slice), se));
     se.vprot = vprot;
+}
+
+// 6.17+ update_protect_slice(): a wakee that did not preempt still shortens curr's
+// protection to the shortest slice now queued.
+inline void update_protect_slice(const fair_params& p, const cfs_rq& q, sched_entity& se) {
+    const duration slice = cfs_rq_min_slice(q);
+    se.vprot = vtime_min(se.vprot, se.vruntime + p.delta_fair(static_cast<u64>(slice), se));
 }
 
 // protect_slice() (6.17+) or the vlag == deadline marker (6.6-6.16).

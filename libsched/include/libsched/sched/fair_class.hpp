@@ -190,7 +190,8 @@ public:
     void wake_up_new_task(rq& r, task& t) {
         sched_entity& se = t.se;
         se.vlag = 0;
-        se.slice = p_.tun.base_slice;
+        if (!se.custom_slice)
+            se.slice = p_.tun.base_slice;
         se.vruntime = r.cfs.min_vruntime;
         if (p_.eevdf()) {
             // 6.12+ places the child on its CPU with ENQUEUE_INITIAL (half a slice);
@@ -310,6 +311,8 @@ private:
                     eevdf::cancel_protect_slice(p_, se);
                 return true;
             }
+            if (p_.feat(feature::run_to_parity))
+                eevdf::update_protect_slice(p_, q, se);
             return false;
         }
         if (p_.since(6, 12) && eevdf::do_preempt_short(p_, q, pse, se) &&
@@ -368,7 +371,7 @@ private:
             timeline_erase(q, se);
             if (p_.eevdf()) {
                 if (p_.since(6, 17))
-                    eevdf::set_protect_slice(p_, se);
+                    eevdf::set_protect_slice(p_, q, se);
                 else
                     se.vlag = static_cast<s64>(se.deadline); // run-to-parity marker
             }

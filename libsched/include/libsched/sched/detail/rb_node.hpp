@@ -1,7 +1,7 @@
 #pragma once
-// Node of the run-queue timeline: red-black links plus the augmented value the EEVDF
-// pick prunes with (the smallest vruntime in the node's subtree, as the kernel's
-// se->min_vruntime from 6.8).
+// Node of the run-queue timeline: red-black links plus the augmented values of the
+// node's subtree, as the kernel keeps them from 6.8 / 6.12: the smallest vruntime (the
+// EEVDF pick prunes with it, se->min_vruntime) and the shortest slice (se->min_slice).
 #include <libsched/sched/types.hpp>
 
 namespace libsched::detail {
@@ -13,6 +13,7 @@ struct rb_node {
     int color = 0;
     bool is_header = false;
     u64 subtree_min_vruntime = 0;
+    s64 subtree_min_slice = 0;
 };
 
 } // namespace libsched::detail

@@ -1,12 +1,14 @@
 #pragma once
 // tasks_timeline: an intrusive red-black tree of sched_entity (Boost.Intrusive
-// rbtree_algorithms) with the kernel's augmentation, the minimum vruntime per subtree.
+// rbtree_algorithms) with the kernel's augmentation: per subtree, the minimum vruntime
+// and the minimum slice.
 //
 // Boost.Intrusive has no augmentation callbacks. The node traits record every node whose
 // child links are written during an insert or erase (rotations included); afterwards each
 // recorded node is recomputed and the change is carried upwards while values change. A
 // node's value is only stale if its children changed, or a child's value changed, and
 // both cases are covered, whatever order the rebalancing wrote the links in.
+#include <algorithm>
 #include <array>
 #include <boost/intrusive/rbtree_algorithms.hpp>
 #include <libsched/sched/sched_entity.hpp>
@@ -79,6 +81,7 @@ public:
     void insert(sched_entity& se) {
         se.left = se.right = se.parent = nullptr;
         se.subtree_min_vruntime = se.vruntime;
+        se.subtree_min_slice = se.slice;
         timeline_dirty.count = 0;
         timeline_dirty.overflow = false;
         algo::insert_equal_upper_bound(&header_, &se, [this](const rb_node* a, const rb_node* b) {
@@ -126,12 +129,16 @@ public:
 private:
     static bool recompute(rb_node* n) {
         u64 m = entity(n)->vruntime;
-        if (n->left)
-            m = vtime_min(m, n->left->subtree_min_vruntime);
-        if (n->right)
-            m = vtime_min(m, n->right->subtree_min_vruntime);
-        const bool changed = m != n->subtree_min_vruntime;
+        s64 s = entity(n)->slice;
+        for (const rb_node* c : {n->left, n->right}) {
+            if (c == nullptr)
+                continue;
+            m = vtime_min(m, c->subtree_min_vruntime);
+            s = std::min(s, c->subtree_min_slice);
+        }
+        const bool changed = m != n->subtree_min_vruntime || s != n->subtree_min_slice;
         n->subtree_min_vruntime = m;
+        n->subtree_min_slice = s;
         return changed;
     }
 
@@ -167,13 +174,17 @@ private:
             return true;
         ++count;
         u64 m = entity(n)->vruntime;
+        s64 s = entity(n)->slice;
         for (const rb_node* c : {n->left, n->right}) {
             if (c == nullptr)
                 continue;
             if (c->parent != n || !verify_subtree(c, count))
                 return false;
             m = vtime_min(m, c->subtree_min_vruntime);
+            s = std::min(s, c->subtree_min_slice);
         }
+        if (s != n->subtree_min_slice)
+            return false;
         if (n->left && before(*entity(n), *entity(n->left)))
             return false;
         if (n->right && before(*entity(n->right), *entity(n)))
