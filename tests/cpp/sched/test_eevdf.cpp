@@ -286,18 +286,18 @@ TEST_CASE("run-to-parity protection: the vlag marker (6.6-6.16) and vprot (6.17+
     curr.slice = 3'000'000;
     const fair_params p612 = params_for({6, 12});
     curr.vlag = static_cast<s64>(curr.deadline);
-    CHECK(eevdf::curr_protected(p612, curr));
+    CHECK(eevdf::protect_slice(p612, curr));
     eevdf::cancel_protect_slice(p612, curr);
-    CHECK_FALSE(eevdf::curr_protected(p612, curr));
+    CHECK_FALSE(eevdf::protect_slice(p612, curr));
 
     // 6.17: with nothing shorter queued, vprot is the deadline.
     const fair_params p617 = params_for({6, 17});
     cfs_rq q;
     eevdf::set_protect_slice(p617, q, curr);
     CHECK(curr.vprot == curr.deadline);
-    CHECK(eevdf::curr_protected(p617, curr));
+    CHECK(eevdf::protect_slice(p617, curr));
     curr.vruntime = curr.deadline; // used up
-    CHECK_FALSE(eevdf::curr_protected(p617, curr));
+    CHECK_FALSE(eevdf::protect_slice(p617, curr));
 }
 
 TEST_CASE("6.17+: a shorter slice queued shortens the protection (RUN_TO_PARITY)") {

@@ -65,15 +65,18 @@ inline void update_protect_slice(const fair_params& p, const cfs_rq& q, sched_en
     se.vprot = vtime_min(se.vprot, se.vruntime + p.delta_fair(static_cast<u64>(slice), se));
 }
 
-// protect_slice() (6.17+) or the vlag == deadline marker (6.6-6.16).
-inline bool curr_protected(const fair_params& p, const sched_entity& curr) {
+// protect_slice(): 6.17+ still inside vprot; 6.6-6.16 the vlag == deadline marker of the
+// pick is intact.
+inline bool protect_slice(const fair_params& p, const sched_entity& curr) {
     if (p.since(6, 17))
         return static_cast<s64>(curr.vprot - curr.vruntime) > 0;
-    return p.feat(feature::run_to_parity) && static_cast<u64>(curr.vlag) == curr.deadline;
+    return static_cast<u64>(curr.vlag) == curr.deadline;
 }
 
 // Cancels the run-to-parity protection of curr (PREEMPT_SHORT).
 inline void cancel_protect_slice(const fair_params& p, sched_entity& curr) {
+    if (!protect_slice(p, curr))
+        return;
     if (p.since(6, 17))
         curr.vprot = curr.vruntime;
     else
@@ -125,7 +128,9 @@ inline sched_entity* pick_eevdf(const fair_params& p, cfs_rq& q, bool protect = 
 
     if (curr != nullptr && (!curr->on_rq || !entity_eligible(q, *curr)))
         curr = nullptr;
-    if (curr != nullptr && protect && curr_protected(p, *curr))
+    // RUN_TO_PARITY: before 6.17 a feature test here; from 6.17 it sizes vprot instead.
+    const bool parity = p.since(6, 17) || p.feat(feature::run_to_parity);
+    if (curr != nullptr && protect && parity && protect_slice(p, *curr))
         return curr;
 
     if (first != nullptr && entity_eligible(q, *first)) {

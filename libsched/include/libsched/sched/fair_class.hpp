@@ -50,10 +50,9 @@ public:
             return;
         bool resched = used_up;
         if (p_.since(6, 17))
-            resched = resched || !eevdf::curr_protected(p_, *curr);
-        else if (p_.feat(feature::preempt_short) &&
-                 static_cast<u64>(curr->vlag) != curr->deadline) // did_preempt_short()
-            resched = resched || !entity_eligible(q, *curr);
+            resched = resched || !eevdf::protect_slice(p_, *curr);
+        else if (p_.feat(feature::preempt_short) && !eevdf::protect_slice(p_, *curr))
+            resched = resched || !entity_eligible(q, *curr); // did_preempt_short()
         if (resched) {
             resched_curr(r);
             clear_buddies(q, *curr);
@@ -315,8 +314,7 @@ private:
                 eevdf::update_protect_slice(p_, q, se);
             return false;
         }
-        if (p_.since(6, 12) && eevdf::do_preempt_short(p_, q, pse, se) &&
-            eevdf::curr_protected(p_, se))
+        if (p_.since(6, 12) && eevdf::do_preempt_short(p_, q, pse, se))
             eevdf::cancel_protect_slice(p_, se);
         return eevdf::pick_eevdf(p_, q) == &pse;
     }
