@@ -202,3 +202,18 @@ count = 2
     CHECK(two.status == 2);
     CHECK(two.err.find("--trace") != std::string::npos);
 }
+
+TEST_CASE("run --kernel and --hz override the file's machine") {
+    const temp_file f("override.toml", pair_scenario);
+    const cli_result r = cli({"run", "-q", "--json", "--kernel", "5.15", "--hz", "1000", f.path()});
+    REQUIRE(r.status == 0);
+    const auto doc = nlohmann::json::parse(r.out);
+    CHECK(doc["machine"]["kernel"] == "5.15");
+    CHECK(doc["machine"]["model"] == "cfs");
+    CHECK(doc["machine"]["hz"] == 1000);
+
+    CHECK(cli({"run", "--kernel", "banana", f.path()}).status == 2);
+    const cli_result old = cli({"run", "-q", "--kernel", "4.19", f.path()});
+    CHECK(old.status == 1);
+    CHECK(old.err.find("machine.kernel") != std::string::npos);
+}

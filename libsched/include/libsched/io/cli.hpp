@@ -77,7 +77,9 @@ struct run_command {
     bool quiet = false;
     std::optional<int> repetitions;
     std::optional<std::uint64_t> seed;
-    std::string trace; // CSV file for the scheduling events of the first repetition
+    std::string trace;     // CSV file for the scheduling events of the first repetition
+    std::string kernel;    // overrides machine.kernel
+    std::optional<int> hz; // overrides machine.hz
 };
 
 // One CSV line per scheduling event, the kernel's tracepoint names in the event column.
@@ -99,15 +101,26 @@ inline int cmd_run(const run_command& cmd, std::ostream& out, std::ostream& err)
         err << "libsched: run: --trace takes one scenario file\n";
         return exit_usage;
     }
+    std::optional<kernel_version> kernel;
+    if (!cmd.kernel.empty() && !(kernel = kernel_version::parse(cmd.kernel))) {
+        err << "libsched: run: --kernel: \"" << cmd.kernel
+            << "\" is not a kernel release such as \"6.8\"\n";
+        return exit_usage;
+    }
     int status = exit_ok;
     nlohmann::json documents = nlohmann::json::array();
     bool first = true;
     for (const std::string& path : cmd.files) {
-        const auto sc = load_reporting(path, err);
+        auto sc = load_reporting(path, err);
         if (!sc) {
             status = exit_failure;
             continue;
         }
+        // Overrides are checked with the rest of the scenario when it runs.
+        if (kernel)
+            sc->machine.kernel = *kernel;
+        if (cmd.hz)
+            sc->machine.hz = *cmd.hz;
         run_options options;
         options.repetitions = cmd.repetitions;
         options.seed = cmd.seed;
@@ -294,6 +307,9 @@ inline int run_cli(const std::vector<std::string>& args, std::ostream& out, std:
             ->check(CLI::Range(1, max_repetitions));
         run_app->add_option("--seed", run.seed, "Seed of the first repetition");
         run_app->add_flag("-q,--quiet", run.quiet, "No progress lines");
+        run_app->add_option("--kernel", run.kernel,
+                            "Run as this kernel release instead of the file's (e.g. 5.15, 6.12)");
+        run_app->add_option("--hz", run.hz, "Run at this CONFIG_HZ instead of the file's");
         run_app->add_option("--trace", run.trace,
                             "Write the first repetition's scheduling events to this CSV file "
                             "(one scenario only)");
