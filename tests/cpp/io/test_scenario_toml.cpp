@@ -117,6 +117,7 @@ ratio = { a = 3 }
     CHECK(m.online_cpus == 8);
     CHECK(m.hz == 1000);
     CHECK(m.kernel == kernel_version{5, 15});
+    CHECK(m.kernel.patch == 3);
     CHECK(m.scaling == tunable_scaling::linear);
     CHECK_FALSE(m.base_slice_ns);
     CHECK(m.latency_ns == 12 * nsec_per_msec);
@@ -324,4 +325,25 @@ TEST_CASE("every bundled scenario parses and validates") {
 #else
     WARN("LIBSCHED_SOURCE_DIR is not defined: the bundled scenarios were not checked");
 #endif
+}
+
+TEST_CASE("the kernel may be given as uname -r prints it") {
+    const auto kernel_of = [](const std::string& text) {
+        return parse_scenario("[machine]\nkernel = \"" + text + "\"\n[[tasks]]\nname = \"x\"\n",
+                              "k.toml")
+            .machine.kernel;
+    };
+    CHECK(kernel_of("5.15.0-190-generic") == kernel_version{5, 15});
+    CHECK(kernel_of("6.12.30").patch == 30);
+    CHECK(kernel_of("6.8.0+").str() == "6.8");
+}
+
+TEST_CASE("a stable update of an EEVDF release before 6.15 warns about backported fixes") {
+    scenario sc =
+        parse_scenario("[machine]\nkernel = \"6.12.30\"\n[[tasks]]\nname = \"x\"\n", "k.toml");
+    const auto w = validate(sc);
+    REQUIRE(w.size() == 1);
+    CHECK(w[0].find("base_slice") != std::string::npos);
+    sc.machine.base_slice_ns = 2'800'000; // read off the machine: nothing left to warn about
+    CHECK(validate(sc).empty());
 }

@@ -188,3 +188,66 @@ TEST_CASE("PREEMPT_SHORT: a wakee with a shorter slice cuts the running task's p
         CHECK(preempts(400'000));
     }
 }
+
+TEST_CASE("6.15+: a SCHED_IDLE task preempted by a normal wakee keeps no protection") {
+    // f553741ac8c0: before it, the idle task was rescheduled but stayed protected
+    // (RUN_TO_PARITY), so the pick returned it again and the wakee waited.
+    for (const auto& [v, wakee_runs] :
+         {std::pair{kernel_version{6, 12}, false}, std::pair{kernel_version{6, 15}, true},
+          std::pair{kernel_version{6, 18}, true}}) {
+        rq r(0, true);
+        fair_class fc(fair_params(v, default_tunables(v, 8, 1000)));
+        task idle, normal;
+        idle.pid = 1;
+        normal.pid = 2;
+        idle.policy = sched_policy::idle;
+        idle.state = normal.state = task_state::runnable;
+        idle.se.load = task_load_weight(0, true);
+        normal.se.load = task_load_weight(0, false);
+        fc.wake_up_new_task(r, idle);
+        r.curr = fc.pick_next_task(r, nullptr);
+        r.clock_task += ms / 10;
+        fc.update_curr(r);
+        fc.enqueue_task(r, normal, enqueue::wakeup);
+        fc.wakeup_preempt(r, normal, 0);
+        INFO(v.str());
+        REQUIRE(r.need_resched); // a non-idle wakee always asks
+        CHECK((fc.pick_next_task(r, &idle) == &normal) == wakee_runs);
+    }
+}
+
+TEST_CASE("6.12 renice of a delayed task: it stays queued and delayed") {
+    two_tasks s({6, 12});
+    task& x = s.run_first(10 * ms);
+    x.state = task_state::sleeping;
+    REQUIRE_FALSE(s.fc.dequeue_task(s.r, x, dequeue::sleep)); // delayed
+    const u64 load_before = s.r.cfs.load.weight;
+    // set_user_nice(): dequeue SAVE, reweight, enqueue RESTORE.
+    s.fc.dequeue_task(s.r, x, dequeue::save);
+    s.fc.reweight_dequeued(x.se, task_load_weight(5, false));
+    s.fc.enqueue_task(s.r, x, enqueue::restore);
+    CHECK(x.se.on_rq);
+    CHECK(x.se.sched_delayed);
+    CHECK(s.r.cfs.nr_delayed == 1);
+    CHECK(s.r.cfs.load.weight ==
+          load_before - task_load_weight(0, false).weight + task_load_weight(5, false).weight);
+}
+
+TEST_CASE("renice before 5.6 reschedules even a lone task; prio_changed_fair does not") {
+    for (const auto& [v, resched] :
+         {std::pair{kernel_version{5, 4}, true}, std::pair{kernel_version{5, 15}, false}}) {
+        rq r(0, false);
+        fair_class fc(fair_params(v, default_tunables(v, 1, 250)));
+        task t;
+        t.pid = 1;
+        t.state = task_state::runnable;
+        t.se.load = task_load_weight(0, false);
+        fc.wake_up_new_task(r, t);
+        r.curr = fc.pick_next_task(r, nullptr);
+        r.need_resched = false;
+        t.nice = 5; // less important while running
+        fc.prio_changed(r, t, 0, true);
+        INFO(v.str());
+        CHECK(r.need_resched == resched);
+    }
+}

@@ -216,14 +216,15 @@ private:
         return best < 0 ? 0 : best;
     }
 
-    // A reschedule takes effect at the next preemption point, resched_latency later.
-    void maybe_resched(rq& r) {
+    // A reschedule takes effect at the next preemption point, resched_latency later (after
+    // the rest of an interrupt handler that asked for it, if any).
+    void maybe_resched(rq& r, duration in_handler = 0) {
         cpu_record& cr = cpus_[static_cast<std::size_t>(r.cpu)];
         if (!r.need_resched || cr.resched_pending)
             return;
         cr.resched_pending = true;
-        sim_.schedule_in(sc_.machine.resched_latency_ns, event_priority::resched, resched_h_,
-                         static_cast<u64>(r.cpu));
+        sim_.schedule_in(in_handler + sc_.machine.resched_latency_ns, event_priority::resched,
+                         resched_h_, static_cast<u64>(r.cpu));
     }
 
     // __schedule(): a blocking or exiting task leaves the queue (a voluntary switch);
@@ -370,8 +371,9 @@ private:
         schedule(r, false);
     }
 
-    // set_user_nice(): dequeue with DEQUEUE_SAVE, reweight, enqueue with ENQUEUE_RESTORE,
-    // then prio_changed_fair().
+    // setpriority() clamps, set_user_nice() returns if nothing changes; otherwise dequeue
+    // with DEQUEUE_SAVE, reweight, enqueue with ENQUEUE_RESTORE (a delayed task stays
+    // delayed), then the class is told.
     void on_renice(u64 payload) {
         const std::size_t idx = payload >> 16;
         task& t = *tasks_[idx];
@@ -380,10 +382,10 @@ private:
             return;
         const nice_clamp nc = clamp_nice(rc.renice[payload & 0xffff].nice);
         rc.nice_clamped = rc.nice_clamped || nc.clamped;
+        if (nc.nice == t.nice)
+            return;
         rq& r = rq_of(t);
         update_rq_clock(r);
-        if (t.se.sched_delayed) // a blocked task: finish its delayed dequeue first
-            fair_.dequeue_entity(r, t.se, dequeue::sleep | dequeue::delayed);
         const int old_nice = t.nice;
         const bool queued = t.se.on_rq;
         const bool running = r.curr == &t;
@@ -397,14 +399,8 @@ private:
             fair_.enqueue_task(r, t, enqueue::restore);
         if (running)
             fair_.set_next_task(r, t);
-        if (queued && r.cfs.nr_queued > 1) {
-            if (running) {
-                if (t.nice > old_nice)
-                    resched_curr(r);
-            } else {
-                fair_.wakeup_preempt(r, t, 0);
-            }
-        }
+        if (queued)
+            fair_.prio_changed(r, t, old_nice, running);
         maybe_resched(r);
     }
 
@@ -418,7 +414,8 @@ private:
             const bool kernel_mode = system_share > 0.0 && sim_.rng().uniform01() < system_share;
             (kernel_mode ? r.curr->stime : r.curr->utime) += fair_.params().tun.tick_nsec;
             fair_.task_tick(r, *r.curr);
-            maybe_resched(r);
+            // The tick's handler runs for tick_irq; __schedule() comes after its exit.
+            maybe_resched(r, sc_.machine.tick_irq_ns);
             // irqtime_account_irq() at the interrupt's exit: later clock reads lose it.
             if (sc_.machine.irq_time_accounting)
                 r.irq_time += sc_.machine.tick_irq_ns;

@@ -141,6 +141,16 @@ inline void check_machine(const machine_spec& m, warnings& w) {
         fail("machine.kernel", m.kernel.str() + " is outside the modelled releases " +
                                    oldest_modelled_kernel.str() + " to " +
                                    newest_modelled_kernel.str());
+    // Stable updates pick up later fixes (e.g. 2ae891b82695's 0.70 ms base slice reached
+    // 6.6.y and 6.14.y); the model follows the release as first published.
+    if (m.kernel.patch > 0 && m.kernel.is_eevdf() && m.kernel < kernel_version{6, 15} &&
+        !m.base_slice_ns)
+        warn(w, "machine.kernel",
+             m.kernel.str() + " is modelled as " + std::to_string(m.kernel.major) + "." +
+                 std::to_string(m.kernel.minor) +
+                 "; stable updates may carry later scheduler fixes such as the 0.70 ms base "
+                 "slice of 6.15: read /sys/kernel/debug/sched/base_slice_ns and set "
+                 "machine.base_slice");
     check_tunable_overrides(m, w);
     check_features(m, w);
     // Both happen within one tick period, or the tick would never leave time to run.

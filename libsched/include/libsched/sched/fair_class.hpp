@@ -115,6 +115,24 @@ public:
             resched_curr(r);
     }
 
+    // After a renice of a queued task: prio_changed_fair() (5.6+); before, set_user_nice()
+    // rescheduled when the task got more important, or less important while running.
+    void prio_changed(rq& r, task& t, int old_nice, bool running) {
+        if (!p_.since(5, 6)) {
+            if (t.nice < old_nice || (t.nice > old_nice && running))
+                resched_curr(r);
+            return;
+        }
+        if (r.cfs.nr_queued == 1)
+            return;
+        if (running) {
+            if (t.nice > old_nice)
+                resched_curr(r);
+        } else {
+            wakeup_preempt(r, t, 0);
+        }
+    }
+
     // hrtick_start_fair(): with HRTICK, the delay after which the running task's slice
     // ends (old CFS: sched_slice; EEVDF: se->slice), or nothing when there is no need for
     // a timer. A slice already overrun asks for a reschedule instead.
@@ -163,7 +181,13 @@ public:
             return;
         const bool preempt_idle =
             curr_task.policy == sched_policy::idle && p.policy != sched_policy::idle;
-        if (!preempt_idle) {
+        // 6.12 (faa42d29419d) tests WAKEUP_PREEMPTION before the idle-entity rule.
+        if (p_.since(6, 12) && !p_.feat(feature::wakeup_preemption))
+            return;
+        if (preempt_idle && p_.since(6, 15)) {
+            // f553741ac8c0: a preempted SCHED_IDLE entity keeps no slice protection.
+            eevdf::cancel_protect_slice(p_, se);
+        } else if (!preempt_idle) {
             if (p.policy != sched_policy::normal || !p_.feat(feature::wakeup_preemption))
                 return;
             update_curr(r);
@@ -310,7 +334,8 @@ private:
                     eevdf::cancel_protect_slice(p_, se);
                 return true;
             }
-            if (p_.feat(feature::run_to_parity))
+            // 6.17-6.18 shrink the protection for a shorter-slice wakee, 6.19 for any.
+            if (p_.feat(feature::run_to_parity) && (shorter || p_.since(6, 19)))
                 eevdf::update_protect_slice(p_, q, se);
             return false;
         }

@@ -10,39 +10,54 @@ namespace libsched {
 struct kernel_version {
     int major = 6;
     int minor = 6;
+    int patch = 0; // kept for reports; behaviour follows major.minor
 
-    constexpr auto operator<=>(const kernel_version&) const = default;
+    constexpr kernel_version() = default;
+    constexpr kernel_version(int maj, int min, int pat = 0) : major(maj), minor(min), patch(pat) {}
+
+    // Releases compare by major.minor: a stable update is the same model.
+    constexpr auto operator<=>(const kernel_version& o) const {
+        if (major != o.major)
+            return major <=> o.major;
+        return minor <=> o.minor;
+    }
+    constexpr bool operator==(const kernel_version& o) const {
+        return major == o.major && minor == o.minor;
+    }
 
     // Old CFS before 6.6, EEVDF from 6.6 (commit "sched/fair: Implement an EEVDF-like
     // scheduling policy").
     constexpr bool is_eevdf() const { return *this >= kernel_version{6, 6}; }
 
-    std::string str() const { return std::to_string(major) + "." + std::to_string(minor); }
+    std::string str() const {
+        std::string s = std::to_string(major) + "." + std::to_string(minor);
+        return patch > 0 ? s + "." + std::to_string(patch) : s;
+    }
 
-    // "6.6", "5.15", "6.12.7" (the patch level is ignored). nullopt if malformed.
+    // "6.6", "5.15", "6.12.7", or `uname -r` text such as "5.15.0-190-generic" (what follows
+    // major.minor[.patch] after a '-' or '+' is ignored). nullopt if malformed.
     static std::optional<kernel_version> parse(std::string_view s) {
+        if (const auto cut = s.find_first_of("-+"); cut != std::string_view::npos)
+            s = s.substr(0, cut);
         kernel_version v{0, 0};
-        int* field = &v.major;
+        int* fields[] = {&v.major, &v.minor, &v.patch};
+        std::size_t field = 0;
         bool digit = false;
-        int dots = 0;
         for (char c : s) {
             if (c >= '0' && c <= '9') {
-                if (dots < 2) {
-                    *field = *field * 10 + (c - '0');
-                    if (*field > 1000)
-                        return std::nullopt;
-                }
+                int& f = *fields[field];
+                f = f * 10 + (c - '0');
+                if (f > 100000)
+                    return std::nullopt;
                 digit = true;
-            } else if (c == '.' && digit) {
-                ++dots;
+            } else if (c == '.' && digit && field < 2) {
+                ++field;
                 digit = false;
-                if (dots == 1)
-                    field = &v.minor;
             } else {
                 return std::nullopt;
             }
         }
-        if (!digit || dots < 1)
+        if (!digit || field < 1)
             return std::nullopt;
         return v;
     }
