@@ -68,3 +68,17 @@ TEST_CASE("large groups are not listed task by task; an empty run says so") {
     REQUIRE(empty.size() == 2);
     CHECK(empty[1] == "(no repetition ran)");
 }
+
+TEST_CASE("system-time columns appear only when some task has system time") {
+    run_result r = sample_run::result();
+    CHECK_FALSE(contains(report_lines(r, sample_run::scenario())[1], "stime"));
+    for (repetition_result& rep : r.repetitions) {
+        rep.tasks.front().stat_stime_end = rep.tasks.front().stat_stime_start + 12;
+        rep.tasks.front().ru_stime_us = 120'000;
+    }
+    const auto lines = report_lines(r, sample_run::scenario());
+    CHECK(contains(lines[1], "stime jiffies"));
+    CHECK(contains(lines[1], "stime ms (rusage)"));
+    CHECK(contains(lines[3], "12.0"));
+    CHECK(contains(lines[3], "120.0"));
+}

@@ -50,11 +50,12 @@ inline void print_report(std::ostream& out, const run_result& result, const scen
     }
 
     int total_tasks = 0;
-    bool grouped = false, wakeups = false;
+    bool grouped = false, wakeups = false, system_time = false;
     for (const auto& g : groups) {
         total_tasks += g.tasks;
         grouped = grouped || g.tasks > 1;
         wakeups = wakeups || g.wakeup_latency.count > 0;
+        system_time = system_time || g.ru_stime_ms > 0 || g.stime_jiffies > 0;
     }
     const bool with_ratio = !sc.reference.empty();
     const bool with_share = !sc.measured.share.empty();
@@ -64,8 +65,10 @@ inline void print_report(std::ostream& out, const run_result& result, const scen
         {"group", align::left}, {"nice"}, {"tasks"}, {"share %"}};
     if (with_ratio)
         columns.push_back({"ratio to " + sc.reference});
-    columns.insert(columns.end(),
-                   {{"jiffies (window)"}, {"utime ms (rusage)"}, {"vcsw/s"}, {"ivcsw/s"}});
+    columns.insert(columns.end(), {{"jiffies (window)"}, {"utime ms (rusage)"}});
+    if (system_time)
+        columns.insert(columns.end(), {{"stime jiffies"}, {"stime ms (rusage)"}});
+    columns.insert(columns.end(), {{"vcsw/s"}, {"ivcsw/s"}});
     if (wakeups)
         columns.insert(columns.end(), {{"wake p50 us"}, {"wake max us"}});
     if (with_share)
@@ -93,8 +96,10 @@ inline void print_report(std::ostream& out, const run_result& result, const scen
                                           std::to_string(row.tasks), fixed(row.share * 100, 2)};
         if (with_ratio)
             cells.push_back(fixed(row.ratio, 3));
-        cells.insert(cells.end(), {fixed(row.jiffies, 1), fixed(row.ru_utime_ms, 1),
-                                   fixed(row.nvcsw_per_s, 1), fixed(row.nivcsw_per_s, 1)});
+        cells.insert(cells.end(), {fixed(row.jiffies, 1), fixed(row.ru_utime_ms, 1)});
+        if (system_time)
+            cells.insert(cells.end(), {fixed(row.stime_jiffies, 1), fixed(row.ru_stime_ms, 1)});
+        cells.insert(cells.end(), {fixed(row.nvcsw_per_s, 1), fixed(row.nivcsw_per_s, 1)});
         if (wakeups)
             cells.insert(cells.end(),
                          {detail::latency_us(row.wakeup_latency, row.wakeup_latency.p50),

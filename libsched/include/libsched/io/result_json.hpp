@@ -94,6 +94,8 @@ inline nlohmann::json row_json(const stats::row_summary& row) {
             {"jratio", optional_json(row.jratio)},
             {"ru_utime_ms", row.ru_utime_ms},
             {"ru_ratio", optional_json(row.ru_ratio)},
+            {"stime_jiffies", row.stime_jiffies},
+            {"ru_stime_ms", row.ru_stime_ms},
             {"nvcsw_per_s", row.nvcsw_per_s},
             {"nivcsw_per_s", row.nivcsw_per_s},
             {"wakeup_latency", latency_json(row.wakeup_latency)}};

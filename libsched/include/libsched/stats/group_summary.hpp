@@ -23,6 +23,8 @@ struct row_summary {
     std::optional<double> jratio;   // jiffies / the reference group's jiffies
     double ru_utime_ms = 0;         // sum of getrusage ru_utime (whole life), ms
     std::optional<double> ru_ratio; // ru_utime / the reference group's ru_utime
+    double stime_jiffies = 0;       // sum of /proc/PID/stat stime deltas over the window
+    double ru_stime_ms = 0;         // sum of getrusage ru_stime (whole life), ms
     double nvcsw_per_s = 0;         // voluntary switches in the window per second of window
     double nivcsw_per_s = 0;        // involuntary ones
     sample_summary wakeup_latency;  // ns, pooled over members and repetitions
@@ -34,6 +36,8 @@ struct repetition_totals {
     double share = 0;
     double jiffies = 0;
     double ru_utime_ms = 0;
+    double stime_jiffies = 0;
+    double ru_stime_ms = 0;
     double nvcsw = 0;
     double nivcsw = 0;
 };
@@ -46,6 +50,8 @@ template <class Member> repetition_totals totals_of(const repetition_result& rep
         t.share += task.share;
         t.jiffies += static_cast<double>(task.stat_utime_end - task.stat_utime_start);
         t.ru_utime_ms += static_cast<double>(task.ru_utime_us) / 1000;
+        t.stime_jiffies += static_cast<double>(task.stat_stime_end - task.stat_stime_start);
+        t.ru_stime_ms += static_cast<double>(task.ru_stime_us) / 1000;
         t.nvcsw += static_cast<double>(task.window_nvcsw);
         t.nivcsw += static_cast<double>(task.window_nivcsw);
     }
@@ -110,6 +116,8 @@ row_summary summarize_members(const run_result& result, double window_s,
     row.share = median_of(totals, &repetition_totals::share);
     row.jiffies = median_of(totals, &repetition_totals::jiffies);
     row.ru_utime_ms = median_of(totals, &repetition_totals::ru_utime_ms);
+    row.stime_jiffies = median_of(totals, &repetition_totals::stime_jiffies);
+    row.ru_stime_ms = median_of(totals, &repetition_totals::ru_stime_ms);
     row.nvcsw_per_s = median_of(totals, &repetition_totals::nvcsw) * per_s;
     row.nivcsw_per_s = median_of(totals, &repetition_totals::nivcsw) * per_s;
     row.ratio = median_ratio(totals, reference, &repetition_totals::share);
