@@ -1,0 +1,43 @@
+#pragma once
+// Everything of the library that needs only Boost's headers: the engine, the scheduler
+// model, scenarios and their results, statistics. Left out on purpose: io/ (scenario
+// files, JSON, reports and the CLI need toml++, nlohmann_json and CLI11; include
+// <libsched/io/...> and link libsched::io) and every detail/ header.
+#include <libsched/version.hpp>
+
+#include <libsched/des/event_key.hpp>
+#include <libsched/des/event_queue.hpp>
+#include <libsched/des/random.hpp>
+#include <libsched/des/simulator.hpp>
+
+#include <libsched/sched/calc_delta.hpp>
+#include <libsched/sched/cfs.hpp>
+#include <libsched/sched/cfs_rq.hpp>
+#include <libsched/sched/cputime.hpp>
+#include <libsched/sched/eevdf.hpp>
+#include <libsched/sched/fair_class.hpp>
+#include <libsched/sched/fair_params.hpp>
+#include <libsched/sched/features.hpp>
+#include <libsched/sched/kernel_version.hpp>
+#include <libsched/sched/rq.hpp>
+#include <libsched/sched/sched_entity.hpp>
+#include <libsched/sched/sched_policy.hpp>
+#include <libsched/sched/task.hpp>
+#include <libsched/sched/tunables.hpp>
+#include <libsched/sched/types.hpp>
+#include <libsched/sched/weight.hpp>
+
+#include <libsched/scenario/duration_text.hpp>
+#include <libsched/scenario/result.hpp>
+#include <libsched/scenario/scenario.hpp>
+#include <libsched/scenario/scenario_error.hpp>
+#include <libsched/scenario/validate.hpp>
+
+#include <libsched/model/machine.hpp>
+#include <libsched/model/simulate.hpp>
+#include <libsched/model/trace.hpp>
+#include <libsched/model/workload.hpp>
+
+#include <libsched/stats/comparison.hpp>
+#include <libsched/stats/group_summary.hpp>
+#include <libsched/stats/summary.hpp>
