@@ -347,3 +347,12 @@ TEST_CASE("a stable update of an EEVDF release before 6.15 warns about backporte
     sc.machine.base_slice_ns = 2'800'000; // read off the machine: nothing left to warn about
     CHECK(validate(sc).empty());
 }
+
+TEST_CASE("an empty affinity list is an error, not every CPU") {
+    try {
+        parse_scenario("[[tasks]]\nname = \"x\"\naffinity = []\n", "a.toml");
+        FAIL("accepted an empty affinity");
+    } catch (const scenario_error& e) {
+        CHECK(e.field() == "tasks[0].affinity");
+    }
+}

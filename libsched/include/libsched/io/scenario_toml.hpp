@@ -102,11 +102,16 @@ inline task_spec read_task(const toml::node& n, const std::string& field, field_
                                                 {{"normal", sched_policy::normal},
                                                  {"batch", sched_policy::batch},
                                                  {"idle", sched_policy::idle}});
-    if (const toml::node* a = t.take("affinity"))
+    if (const toml::node* a = t.take("affinity")) {
+        if (a->is_array() && a->as_array()->empty())
+            throw scenario_error(t.field("affinity"),
+                                 "an empty CPU list, which sched_setaffinity() rejects; leave "
+                                 "the key out to allow every CPU");
         for_each_element(*a, t.field("affinity"), lines,
                          [&](const toml::node& cpu, const std::string& f) {
                              task.affinity.push_back(read_int(cpu, f));
                          });
+    }
     if (const toml::node* b = t.take("behaviour"))
         task.behaviour = read_behaviour(*b, t.field("behaviour"), lines);
     t.take_into("start", task.start, read_duration);

@@ -287,7 +287,7 @@ inline void check_task(const scenario& sc, std::size_t i, warnings& w) {
                      " as __setparam_fair() does");
     }
     if (!(t.system_share >= 0.0 && t.system_share <= 1.0))
-        fail(at + ".system_share", "is outside [0, 1]");
+        fail(at + ".system_share", number_text(t.system_share) + " is outside [0, 1]");
     if (t.lifetime && *t.lifetime <= 0)
         fail(at + ".lifetime", format_duration(*t.lifetime) + " is not positive");
     if (t.exit_at && *t.exit_at <= t.start)
