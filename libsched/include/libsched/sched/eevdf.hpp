@@ -143,7 +143,7 @@ inline sched_entity* pick_eevdf(const fair_params& p, cfs_rq& q, bool protect = 
                 node = left;
                 continue;
             }
-            sched_entity* se = const_cast<sched_entity*>(detail::entity(node));
+            auto* se = const_cast<sched_entity*>(detail::entity(node));
             if (entity_eligible(q, *se)) {
                 best = se;
                 break;

@@ -36,7 +36,7 @@ inline constexpr u32 wmult_idleprio = 1431655765;
 
 // SCHED_FIXEDPOINT_SHIFT; 64-bit kernels carry 10 extra bits of load resolution.
 inline constexpr unsigned sched_fixedpoint_shift = 10;
-inline constexpr u64 nice_0_load_shift = 2 * sched_fixedpoint_shift;
+inline constexpr u64 nice_0_load_shift = u64{2} * sched_fixedpoint_shift;
 inline constexpr u64 nice_0_load = u64{1} << nice_0_load_shift;
 
 inline constexpr u64 scale_load(u64 w) {

@@ -142,7 +142,7 @@ private:
         return changed;
     }
 
-    void propagate(rb_node* n) {
+    static void propagate(rb_node* n) {
         if (n == nullptr || n->is_header || n->parent == nullptr)
             return; // header, or a node that has just left the tree
         bool changed = recompute(n);
