@@ -10,4 +10,6 @@ PYBIND11_MODULE(_core, m) {
     libsched::python::register_weight(weight);
     auto run = m.def_submodule("run", "Run scenario files and the command-line tool.");
     libsched::python::register_run(run);
+    auto kernel = m.def_submodule("kernel", "Features and default tunables per kernel release.");
+    libsched::python::register_kernel(kernel);
 }

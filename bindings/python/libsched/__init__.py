@@ -18,7 +18,7 @@ except ImportError as err:  # the source tree has no compiled module
         "source checkout rather than importing libsched from the source tree."
     ) from err
 
-from ._core import weight
+from ._core import kernel, weight
 
 __version__: str = _core.__version__
 
@@ -26,14 +26,19 @@ ScenarioError = _core.run.ScenarioError
 nice_to_weight = weight.nice_to_weight
 clamp_nice = weight.clamp_nice
 calc_delta_fair = weight.calc_delta_fair
+features = kernel.features
+tunables = kernel.tunables
 
 __all__ = [
     "ScenarioError",
     "__version__",
     "calc_delta_fair",
     "clamp_nice",
+    "features",
+    "kernel",
     "nice_to_weight",
     "run",
+    "tunables",
     "weight",
 ]
 

@@ -1,3 +1,4 @@
+from . import kernel as kernel
 from . import run as run
 from . import weight as weight
 
