@@ -602,3 +602,15 @@ TEST_CASE("renicing to the nice a task already has changes nothing") {
         CHECK(find(reniced, "a").sum_exec_runtime == find(plain, "a").sum_exec_runtime);
     }
 }
+
+TEST_CASE("sched_nr_latency follows written tunables only before 5.13") {
+    // 5.13 moved the tunables to plain debugfs files; sched_proc_update_handler, which
+    // re-derived sched_nr_latency = ceil(latency / min_granularity), went with the sysctls.
+    machine_spec m;
+    m.latency_ns = 48 * ms;
+    m.min_granularity_ns = 3 * ms;
+    m.kernel = {5, 10};
+    CHECK(make_fair_params(m).tun.nr_latency == 16);
+    m.kernel = {5, 15};
+    CHECK(make_fair_params(m).tun.nr_latency == 8);
+}

@@ -43,8 +43,11 @@ inline fair_params make_fair_params(const machine_spec& m) {
         t.min_granularity = *m.min_granularity_ns;
     if (m.wakeup_granularity_ns)
         t.wakeup_granularity = *m.wakeup_granularity_ns;
-    // sched_nr_latency follows latency / min_granularity (sched_proc_update_handler)
-    t.nr_latency = static_cast<unsigned>((t.latency + t.min_granularity - 1) / t.min_granularity);
+    // Before 5.13 the sysctl handler (sched_proc_update_handler) re-derived sched_nr_latency
+    // from the values written; the debugfs files of 5.13+ are plain numbers, so it stays 8.
+    if (m.kernel < kernel_version{5, 13})
+        t.nr_latency =
+            static_cast<unsigned>((t.latency + t.min_granularity - 1) / t.min_granularity);
     fair_params p(m.kernel, t, m.delta_mode);
     for (const auto& [name, on] : m.features)
         if (auto f = feature_by_name(name); f && feature_exists(*f, m.kernel))
