@@ -47,17 +47,24 @@ inline std::optional<scenario> load_reporting(const std::string& path, std::ostr
     }
 }
 
-// A line on err per repetition once a run has taken over a second, so long runs show life.
+// Once a run has taken over a second, a line on err at each new repetition and every few
+// seconds within one, so long runs show life and how far they are.
 inline std::function<void(const progress_info&)> progress_lines(std::ostream& err,
                                                                 std::string name) {
-    const auto start = std::chrono::steady_clock::now();
-    return [&err, name = std::move(name), start, shown = -1](const progress_info& p) mutable {
-        if (p.repetition == shown ||
-            std::chrono::steady_clock::now() - start < std::chrono::seconds{1})
+    using clock = std::chrono::steady_clock;
+    const auto start = clock::now();
+    return [&err, name = std::move(name), start, shown = -1,
+            last = start](const progress_info& p) mutable {
+        const auto now = clock::now();
+        if (now - start < std::chrono::seconds{1})
+            return;
+        if (p.repetition == shown && now - last < std::chrono::seconds{5})
             return;
         shown = p.repetition;
+        last = now;
         err << "libsched: " << name << ": repetition " << p.repetition + 1 << " of "
-            << p.repetitions << '\n';
+            << p.repetitions << ", " << format_duration(p.now) << " of " << format_duration(p.end)
+            << " simulated\n";
     };
 }
 
