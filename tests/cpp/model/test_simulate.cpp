@@ -614,3 +614,41 @@ TEST_CASE("sched_nr_latency follows written tunables only before 5.13") {
     m.kernel = {5, 15};
     CHECK(make_fair_params(m).tun.nr_latency == 8);
 }
+
+TEST_CASE("stopping the tick of an idle CPU changes no result, only the event count") {
+    // An idle tick does nothing in the model; the restarted tick keeps the grid.
+    for (const kernel_version k : all_versions) {
+        for (const int hz : {250, 1000}) {
+            scenario sc = one_cpu(k, hz);
+            sc.machine.cpus = 2;
+            sc.length = 3 * sec;
+            sc.window_start = 500 * ms;
+            sc.tasks = {periodic("p", 2 * ms, 7 * ms), random_task("rnd", 3), burner("b")};
+            sc.tasks[2].exit_at = 1 * sec;
+            sc.tasks[1].affinity = {1};
+            sc.machine.nohz_idle = false;
+            const repetition_result every_tick = run_one(sc);
+            sc.machine.nohz_idle = true;
+            const repetition_result nohz = run_one(sc);
+            INFO(k.str() << " HZ " << hz);
+            CHECK(nohz.events < every_tick.events);
+            REQUIRE(nohz.tasks.size() == every_tick.tasks.size());
+            for (std::size_t i = 0; i < nohz.tasks.size(); ++i) {
+                const task_result& a = nohz.tasks[i];
+                const task_result& b = every_tick.tasks[i];
+                CHECK(a.sum_exec_runtime == b.sum_exec_runtime);
+                CHECK(a.window_runtime == b.window_runtime);
+                CHECK(a.nvcsw == b.nvcsw);
+                CHECK(a.nivcsw == b.nivcsw);
+                CHECK(a.utime_ticks == b.utime_ticks);
+                CHECK(a.wakeup_latency == b.wakeup_latency);
+                CHECK(a.stat_utime_end == b.stat_utime_end);
+            }
+            for (std::size_t c = 0; c < nohz.cpus.size(); ++c) {
+                CHECK(nohz.cpus[c].busy == every_tick.cpus[c].busy);
+                CHECK(nohz.cpus[c].irq == every_tick.cpus[c].irq);
+                CHECK(nohz.cpus[c].nr_switches == every_tick.cpus[c].nr_switches);
+            }
+        }
+    }
+}

@@ -165,6 +165,7 @@ inline machine_spec read_machine(const toml::node& n, field_lines& lines) {
                                                      {"exact", calc_delta_mode::exact_division}});
     t.take_into("resched_latency", m.resched_latency_ns, read_duration);
     t.take_into("irq_time_accounting", m.irq_time_accounting, read_bool);
+    t.take_into("nohz_idle", m.nohz_idle, read_bool);
     t.take_into("tick_irq", m.tick_irq_ns, read_duration);
     if (const toml::node* f = t.take("features")) {
         const std::string path = t.field("features");

@@ -126,6 +126,7 @@ private:
         bool resched_pending = false;
         des::event_id hrtick_timer = 0;
         bool hrtick_armed = false;
+        bool tick_stopped = false; // NOHZ idle
         duration busy_at_start = 0, busy_at_end = 0;
     };
 
@@ -259,8 +260,10 @@ private:
         if (prev != nullptr)
             switch_out(*prev);
         r.curr = next;
-        if (next != nullptr)
+        if (next != nullptr) {
+            restart_tick(r);
             switch_in(*next);
+        }
     }
 
     static constexpr int first_pid = 1000;
@@ -422,8 +425,23 @@ private:
             // irqtime_account_irq() at the interrupt's exit: later clock reads lose it.
             if (sc_.machine.irq_time_accounting)
                 r.irq_time += sc_.machine.tick_irq_ns;
+        } else if (sc_.machine.nohz_idle) {
+            cpus_[cpu].tick_stopped = true; // tick_nohz_idle_stop_tick()
+            return;
         }
         sim_.schedule_in(fair_.params().tun.tick_nsec, event_priority::tick, tick_h_, cpu);
+    }
+
+    // tick_nohz_idle_exit(): the tick resumes at the next point of its grid. A CPU only
+    // leaves idle in a reschedule event, which runs after a tick of the same instant.
+    void restart_tick(rq& r) {
+        cpu_record& cr = cpus_[static_cast<std::size_t>(r.cpu)];
+        if (!cr.tick_stopped)
+            return;
+        cr.tick_stopped = false;
+        const duration tick = fair_.params().tun.tick_nsec;
+        sim_.schedule_at((now() / tick + 1) * tick, event_priority::tick, tick_h_,
+                         static_cast<u64>(r.cpu));
     }
 
     void hrtick_clear(rq& r) {
