@@ -291,9 +291,14 @@ private:
         if (rc.exit_pending) {
             sim_.schedule_at(now(), event_priority::exit, exit_h_, idx);
         } else if (rc.budget != unlimited) {
-            rc.burst_timer = sim_.schedule_in(rc.budget, event_priority::burst_done, burst_h_, idx);
-            rc.burst_armed = true;
+            arm_burst(rc, idx);
         }
+    }
+
+    // The running task's burst ends once it has had its remaining budget of CPU.
+    void arm_burst(record& rc, u64 idx) {
+        rc.burst_timer = sim_.schedule_in(rc.budget, event_priority::burst_done, burst_h_, idx);
+        rc.burst_armed = true;
     }
 
     // wake_up_new_task()
@@ -311,7 +316,7 @@ private:
         if (rc.end_of_life)
             sim_.schedule_at(*rc.end_of_life, event_priority::exit, exit_h_, idx);
         for (std::size_t i = 0; i < rc.renice.size(); ++i)
-            sim_.schedule_at(rc.renice[i].at, event_priority::renice, renice_h_, idx << 16 | i);
+            sim_.schedule_at(rc.renice[i].at, event_priority::renice, renice_h_, idx << 32 | i);
     }
 
     // do_exit(): the process notices its end only while it runs; a queued or sleeping one
@@ -367,8 +372,7 @@ private:
         rc.budget = rc.work.next_burst(sim_.rng());
         rc.runtime_at_switch_in = t.se.sum_exec_runtime;
         if (sleep <= 0) {
-            rc.burst_timer = sim_.schedule_in(rc.budget, event_priority::burst_done, burst_h_, idx);
-            rc.burst_armed = true;
+            arm_burst(rc, idx);
             maybe_resched(r);
             return;
         }
@@ -381,12 +385,12 @@ private:
     // with DEQUEUE_SAVE, reweight, enqueue with ENQUEUE_RESTORE (a delayed task stays
     // delayed), then the class is told.
     void on_renice(u64 payload) {
-        const std::size_t idx = payload >> 16;
+        const std::size_t idx = payload >> 32;
         task& t = *tasks_[idx];
         record& rc = *records_[idx];
         if (t.state == task_state::dead)
             return;
-        const nice_clamp nc = clamp_nice(rc.renice[payload & 0xffff].nice);
+        const nice_clamp nc = clamp_nice(rc.renice[payload & 0xffff'ffff].nice);
         rc.nice_clamped = rc.nice_clamped || nc.clamped;
         if (nc.nice == t.nice)
             return;
