@@ -7,6 +7,7 @@
 #include <functional>
 #include <libsched/des/simulator.hpp>
 #include <libsched/model/trace.hpp>
+#include <libsched/model/fair_params_of.hpp>
 #include <libsched/model/workload.hpp>
 #include <libsched/scenario/result.hpp>
 #include <libsched/scenario/scenario.hpp>
@@ -30,30 +31,6 @@ inline constexpr int tick = 5;
 inline constexpr int resched = 6;
 inline constexpr int observe = 7;
 } // namespace event_priority
-
-// Everything the scenario says the kernel model should be: release, tunables, features.
-inline fair_params make_fair_params(const machine_spec& m) {
-    const int online = m.online_cpus > 0 ? m.online_cpus : m.cpus;
-    sched_tunables t = default_tunables(m.kernel, online, m.hz, m.scaling);
-    if (m.base_slice_ns)
-        t.base_slice = *m.base_slice_ns;
-    if (m.latency_ns)
-        t.latency = *m.latency_ns;
-    if (m.min_granularity_ns)
-        t.min_granularity = *m.min_granularity_ns;
-    if (m.wakeup_granularity_ns)
-        t.wakeup_granularity = *m.wakeup_granularity_ns;
-    // Before 5.13 the sysctl handler (sched_proc_update_handler) re-derived sched_nr_latency
-    // from the values written; the debugfs files of 5.13+ are plain numbers, so it stays 8.
-    if (m.kernel < kernel_version{5, 13})
-        t.nr_latency =
-            static_cast<unsigned>((t.latency + t.min_granularity - 1) / t.min_granularity);
-    fair_params p(m.kernel, t, m.delta_mode);
-    for (const auto& [name, on] : m.features)
-        if (auto f = feature_by_name(name); f && feature_exists(*f, m.kernel))
-            p.feat.set(*f, on);
-    return p;
-}
 
 class machine {
 public:
