@@ -84,14 +84,14 @@ TEST_CASE("START_DEBIT places a new task one virtual slice after min_vruntime") 
     sched_entity child;
     child.load = task_load_weight(0, false);
     child.vruntime = q.min_vruntime;
-    cfs::place_entity(p, q, child, true, false);
+    cfs::place_entity(p, q, child, true);
     CHECK(child.vruntime == q.min_vruntime + 12'000'000); // vslice of a 12 ms slice
 
     // nice 5: slice 24 ms * 335 / 1359 = 5,916,114 ns; vslice 5,916,114 * 1024 / 335.
     sched_entity light;
     light.load = task_load_weight(5, false);
     light.vruntime = q.min_vruntime;
-    cfs::place_entity(p, q, light, true, false);
+    cfs::place_entity(p, q, light, true);
     CHECK(light.vruntime == q.min_vruntime + 18'083'882);
 
     fair_params no_debit = p;
@@ -99,7 +99,7 @@ TEST_CASE("START_DEBIT places a new task one virtual slice after min_vruntime") 
     sched_entity plain;
     plain.load = task_load_weight(0, false);
     plain.vruntime = q.min_vruntime;
-    cfs::place_entity(no_debit, q, plain, true, false);
+    cfs::place_entity(no_debit, q, plain, true);
     CHECK(plain.vruntime == q.min_vruntime);
 }
 
@@ -111,21 +111,23 @@ TEST_CASE("GENTLE_FAIR_SLEEPERS credits a sleeper at most latency / 2") {
     se.load = task_load_weight(0, false);
 
     se.vruntime = q.min_vruntime - 1'000'000'000; // slept long: credit capped
-    cfs::place_entity(p, q, se, false, false);
+    cfs::place_entity(p, q, se, false);
     CHECK(se.vruntime == q.min_vruntime - 12'000'000);
 
     se.vruntime = q.min_vruntime - 5'000'000; // within the credit: never moved back
-    cfs::place_entity(p, q, se, false, false);
+    cfs::place_entity(p, q, se, false);
     CHECK(se.vruntime == q.min_vruntime - 5'000'000);
 
     se.vruntime = q.min_vruntime - 1'000'000'000; // SCHED_IDLE: min_granularity / 2
-    cfs::place_entity(p, q, se, false, true);
+    se.idle = true;
+    cfs::place_entity(p, q, se, false);
     CHECK(se.vruntime == q.min_vruntime - 1'500'000);
+    se.idle = false;
 
     fair_params harsh = p;
     harsh.feat.set(feature::gentle_fair_sleepers, false);
     se.vruntime = q.min_vruntime - 1'000'000'000;
-    cfs::place_entity(harsh, q, se, false, false);
+    cfs::place_entity(harsh, q, se, false);
     CHECK(se.vruntime == q.min_vruntime - 24'000'000);
 }
 
@@ -213,8 +215,10 @@ TEST_CASE("a SCHED_IDLE task's slice floor is idle_min_granularity unless all ar
     const fair_params p = params_for();
     const auto enqueue_idle = [](cfs_rq& q, sched_entity& se) {
         se.load = task_load_weight(0, true);
+        se.idle = true;
         se.on_rq = true;
         account_entity_enqueue(q, se);
+        ++q.h_nr_idle;
         timeline_insert(q, se);
     };
     SECTION("beside a nice-0 task: 24 ms * 3 / 1027 is below 0.75 ms, so 0.75 ms") {

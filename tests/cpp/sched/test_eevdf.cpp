@@ -152,22 +152,22 @@ TEST_CASE("a new task on an empty queue starts at V with half a slice") {
     sched_entity se;
     se.load = task_load_weight(0, false);
     se.vlag = 123'456; // an empty queue discards any lag
-    eevdf::place_entity(p, q, se, enqueue::initial);
+    eevdf::place_entity(p, q, se, enqueue_flags::initial);
     CHECK(se.vruntime == q.min_vruntime); // V of an empty queue
     CHECK(se.deadline == q.min_vruntime + 1'500'000);
     CHECK(se.slice == 3'000'000);
 
     // Without ENQUEUE_INITIAL, or with PLACE_DEADLINE_INITIAL off: the whole slice.
-    eevdf::place_entity(p, q, se, 0);
+    eevdf::place_entity(p, q, se, enqueue_flags::none);
     CHECK(se.deadline == q.min_vruntime + 3'000'000);
     fair_params no_half = p;
     no_half.feat.set(feature::place_deadline_initial, false);
-    eevdf::place_entity(no_half, q, se, enqueue::initial);
+    eevdf::place_entity(no_half, q, se, enqueue_flags::initial);
     CHECK(se.deadline == q.min_vruntime + 3'000'000);
 
     // nice 10: half of its virtual slice (3 ms * 1024 / 110 = 27.9 ms).
     se.load = task_load_weight(10, false);
-    eevdf::place_entity(p, q, se, enqueue::initial);
+    eevdf::place_entity(p, q, se, enqueue_flags::initial);
     CHECK(se.deadline - se.vruntime == calc_delta_fair(3'000'000, se.load) / 2);
 }
 
@@ -180,7 +180,7 @@ TEST_CASE("placement inflates the saved lag by (W + w) / W so that it survives i
         enqueue_at(q, a, 0, x, 3'000'000);
         se.load = task_load_weight(0, false);
         se.vlag = 1000;
-        eevdf::place_entity(p, q, se, 0);
+        eevdf::place_entity(p, q, se, enqueue_flags::none);
         CHECK(se.vruntime == x - 2000); // 1000 * (1024 + 1024) / 1024
         CHECK(se.deadline == se.vruntime + 3'000'000);
         timeline_insert(q, se);
@@ -195,7 +195,7 @@ TEST_CASE("placement inflates the saved lag by (W + w) / W so that it survives i
         enqueue_at(q, c, 0, x, 3'000'000);
         se.load = task_load_weight(5, false);
         se.vlag = -1001;
-        eevdf::place_entity(p, q, se, 0);
+        eevdf::place_entity(p, q, se, enqueue_flags::none);
         // -1001 * (3072 + 335) / 3072 = -1110.16 -> -1110
         CHECK(se.vruntime == x + 1110);
         timeline_insert(q, se);
@@ -213,7 +213,7 @@ TEST_CASE("placement inflates the saved lag by (W + w) / W so that it survives i
         q.curr = &curr;
         se.load = task_load_weight(0, false);
         se.vlag = -500;
-        eevdf::place_entity(p, q, se, 0);
+        eevdf::place_entity(p, q, se, enqueue_flags::none);
         CHECK(se.vruntime == x + 1000);
     }
     SECTION("PLACE_LAG off: placed at V") {
@@ -225,7 +225,7 @@ TEST_CASE("placement inflates the saved lag by (W + w) / W so that it survives i
         enqueue_at(q, a, 0, x, 3'000'000);
         se.load = task_load_weight(0, false);
         se.vlag = 1000;
-        eevdf::place_entity(no_lag, q, se, 0);
+        eevdf::place_entity(no_lag, q, se, enqueue_flags::none);
         CHECK(se.vruntime == x);
     }
     SECTION("6.12 PLACE_REL_DEADLINE: a relative deadline is re-based") {
@@ -236,7 +236,7 @@ TEST_CASE("placement inflates the saved lag by (W + w) / W so that it survives i
         se.load = task_load_weight(0, false);
         se.rel_deadline = true;
         se.deadline = 777;
-        eevdf::place_entity(p, q, se, 0);
+        eevdf::place_entity(p, q, se, enqueue_flags::none);
         CHECK(se.vruntime == x);
         CHECK(se.deadline == x + 777);
         CHECK_FALSE(se.rel_deadline);

@@ -1,10 +1,10 @@
 #pragma once
-// Pending-event set: a binary heap keyed by event_key. push and pop are O(log n);
-// cancel is O(1) and lazy (the entry is skipped when it reaches the top).
+// Pending-event set: a binary heap keyed by event_key; push and pop are O(log n). There is
+// no cancel: a source that must take an event back (des/timer.hpp) lets it come up and
+// refuses it, so nothing is searched for and nothing is left behind.
 #include <algorithm>
 #include <cstdint>
 #include <libsched/des/event_key.hpp>
-#include <unordered_set>
 #include <vector>
 
 namespace libsched::des {
@@ -24,23 +24,13 @@ public:
         std::push_heap(heap_.begin(), heap_.end(), later);
     }
 
-    // Marks a pending event as cancelled. Only pending ids may be cancelled: an id that
-    // already ran would stay in the set.
-    void cancel(event_id id) { cancelled_.insert(id); }
+    bool empty() const { return heap_.empty(); }
+    std::size_t size() const { return heap_.size(); }
 
-    bool empty() {
-        drop_cancelled();
-        return heap_.empty();
-    }
-
-    // The earliest live event; the queue must not be empty.
-    const event& top() {
-        drop_cancelled();
-        return heap_.front();
-    }
+    // The earliest event; the queue must not be empty.
+    const event& top() const { return heap_.front(); }
 
     event pop() {
-        drop_cancelled();
         std::pop_heap(heap_.begin(), heap_.end(), later);
         event e = heap_.back();
         heap_.pop_back();
@@ -50,19 +40,7 @@ public:
 private:
     static bool later(const event& a, const event& b) { return b.key < a.key; }
 
-    void drop_cancelled() {
-        while (!cancelled_.empty() && !heap_.empty()) {
-            const auto it = cancelled_.find(heap_.front().key.seq);
-            if (it == cancelled_.end())
-                return;
-            cancelled_.erase(it);
-            std::pop_heap(heap_.begin(), heap_.end(), later);
-            heap_.pop_back();
-        }
-    }
-
     std::vector<event> heap_;
-    std::unordered_set<event_id> cancelled_; // ids of pending events that must not run
 };
 
 } // namespace libsched::des

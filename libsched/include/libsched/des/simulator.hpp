@@ -1,6 +1,7 @@
 #pragma once
 // The discrete-event engine: a clock, a pending-event set and a seeded random source. It
 // knows nothing about scheduling; models register handlers and schedule events.
+#include <cassert>
 #include <cstdint>
 #include <libsched/des/event_queue.hpp>
 #include <libsched/des/random.hpp>
@@ -10,10 +11,18 @@ namespace libsched::des {
 
 class simulator;
 
+// Order among events of the same instant: lower runs first, equal ones in the order they
+// were scheduled. Each event source declares its own order beside its code; the engine
+// keeps no list of them.
+using event_order = int;
+
 // Receives events. The payload is the model's own (an index, a CPU number...).
 class handler {
 public:
-    virtual void fire(simulator& sim, std::uint64_t payload) = 0;
+    // Runs the event `id` (what schedule_at() returned). A source that re-arms or cancels
+    // (des/timer.hpp) returns false for an id it no longer expects: the event is then
+    // dropped as if it had never been scheduled, and counts for nothing.
+    virtual bool fire(simulator& sim, std::uint64_t payload, event_id id) = 0;
 
 protected:
     ~handler() = default;
@@ -25,51 +34,64 @@ public:
 
     time_point now() const { return now_; }
 
-    // Schedules an event at absolute time t (t >= now()). Lower priority runs first among
-    // events of equal time; equal (time, priority) run in scheduling order.
-    event_id schedule_at(time_point t, int priority, handler& h, std::uint64_t payload = 0) {
+    // Schedules an event at absolute time t. An event in the past is a programming error
+    // (a debug build stops on it; a release build runs it now).
+    event_id schedule_at(time_point t, event_order order, handler& h, std::uint64_t payload = 0) {
+        assert(t >= now_ && "an event scheduled in the past");
         const event_id id = next_seq_++;
-        queue_.push({{t < now_ ? now_ : t, priority, id}, &h, payload});
+        queue_.push({{t < now_ ? now_ : t, order, id}, &h, payload});
         return id;
     }
-    event_id schedule_in(time_point delay, int priority, handler& h, std::uint64_t payload = 0) {
-        return schedule_at(now_ + delay, priority, h, payload);
+    event_id schedule_in(time_point delay, event_order order, handler& h,
+                         std::uint64_t payload = 0) {
+        return schedule_at(now_ + delay, order, h, payload);
     }
 
-    // Cancels a pending event (see event_queue::cancel).
-    void cancel(event_id id) { queue_.cancel(id); }
-
-    // Time of the next event, or max() if none.
-    time_point peek() {
+    // Time of the next scheduled event (possibly one its source will refuse), or max() if
+    // none.
+    time_point peek() const {
         return queue_.empty() ? std::numeric_limits<time_point>::max() : queue_.top().key.time;
     }
 
-    // Runs the next event. Returns false if there was none.
-    bool step() {
-        if (queue_.empty())
-            return false;
-        const event e = queue_.pop();
-        now_ = e.key.time;
-        ++processed_;
-        e.target->fire(*this, e.payload);
-        return true;
+    // Runs the next event that its source accepts, if its time is before `until`.
+    // Returns false if there was none.
+    bool step(time_point until = std::numeric_limits<time_point>::max()) {
+        while (!queue_.empty() && queue_.top().key.time < until)
+            if (dispatch())
+                return true;
+        return false;
     }
 
     // Runs events with time < until (or until stop()), then sets the clock to until.
     void run(time_point until) {
         stopped_ = false;
-        while (!stopped_ && peek() < until)
-            step();
+        while (!stopped_ && !queue_.empty() && queue_.top().key.time < until)
+            dispatch();
         if (!stopped_ && now_ < until)
             now_ = until;
     }
 
     void stop() { stopped_ = true; }
 
+    // Events run so far (refused ones not counted).
     std::uint64_t events_processed() const { return processed_; }
+    // Events scheduled and not yet come up, refused ones included.
+    std::size_t pending() const { return queue_.size(); }
     random_source& rng() { return rng_; }
 
 private:
+    bool dispatch() {
+        const event e = queue_.pop();
+        const time_point before = now_;
+        now_ = e.key.time;
+        if (e.target->fire(*this, e.payload, e.key.seq)) {
+            ++processed_;
+            return true;
+        }
+        now_ = before;
+        return false;
+    }
+
     time_point now_ = 0;
     event_id next_seq_ = 0;
     std::uint64_t processed_ = 0;

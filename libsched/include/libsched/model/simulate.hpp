@@ -2,9 +2,9 @@
 // Run a scenario through the model: the entry point for the CLI, the bindings and users.
 #include <cstdint>
 #include <functional>
-#include <libsched/model/trace.hpp>
 #include <libsched/scenario/result.hpp>
 #include <libsched/scenario/scenario.hpp>
+#include <libsched/sched/trace.hpp>
 #include <optional>
 
 namespace libsched {
@@ -21,7 +21,7 @@ struct run_options {
     std::optional<std::uint64_t> seed; // overrides scenario.seed
     // Called now and then (every ~100 ms of simulated time) for progress display.
     std::function<void(const progress_info&)> on_progress;
-    // Receives every scheduling event of the first repetition (model/trace.hpp).
+    // Receives every scheduling event of every repetition (sched/trace.hpp).
     trace_sink trace;
 };
 

@@ -1,11 +1,23 @@
 #pragma once
-// What a simulated process does: burn CPU, or alternate CPU bursts and sleeps. Bursts and
-// sleeps are drawn from the simulator's seeded random source.
+// The workload: what each simulated process does. A program forks at its start, burns CPU
+// or alternates CPU bursts and sleeps (drawn from the simulator's seeded source), may
+// renice itself, and exits at the end of its life. It drives its task through the core
+// scheduler as a real process drives the kernel: by running, blocking and being woken.
+#include <libsched/des/member_call.hpp>
 #include <libsched/des/random.hpp>
+#include <libsched/des/timer.hpp>
+#include <libsched/model/observe.hpp>
 #include <libsched/scenario/scenario.hpp>
+#include <libsched/sched/core.hpp>
 #include <limits>
+#include <memory>
+#include <optional>
+#include <vector>
 
 namespace libsched {
+
+// The scenario's task instances get pids from first_pid on, in order.
+inline constexpr int first_pid = 1000;
 
 inline constexpr duration unlimited = std::numeric_limits<duration>::max();
 
@@ -21,11 +33,10 @@ inline duration draw(const distribution& d, des::random_source& rng) {
     }
 }
 
-class workload {
+// A task's behaviour: the length of each CPU burst and of the sleep after it.
+class behaviour {
 public:
-    explicit workload(const behaviour_spec& b) : spec_(b) {}
-
-    bool sleeps() const { return spec_.type != behaviour_spec::kind::burner; }
+    explicit behaviour(const behaviour_spec& b) : spec_(b) {}
 
     // CPU time of the next burst; unlimited for a burner. A burst is at least 1 ns.
     duration next_burst(des::random_source& rng) const {
@@ -54,6 +65,165 @@ public:
 
 private:
     behaviour_spec spec_;
+};
+
+class workload {
+public:
+    // Order among simultaneous events: a task appears before anything else reads it, an
+    // exit before it could run on, a wakeup before a burst of the same instant ends and
+    // both before the tick (core::tick_order) sees them.
+    static constexpr des::event_order fork_order = 0;
+    static constexpr des::event_order exit_order = 1;
+    static constexpr des::event_order wakeup_order = 2;
+    static constexpr des::event_order burst_order = 3;
+    static constexpr des::event_order renice_order = 4;
+
+    workload(des::simulator& sim, core& c, observer& obs)
+        : sim_(sim), core_(c), obs_(obs), fork_h_(this), exit_h_(this), renice_h_(this) {}
+    workload(const workload&) = delete;
+    workload& operator=(const workload&) = delete;
+
+    // The program of one task instance, forked at `start`.
+    void add(task& t, const task_spec& spec, sim_time start) {
+        const std::uint64_t idx = programs_.size();
+        auto pg = std::make_unique<program>(sim_, this, idx, t, spec.behaviour);
+        pg->start = start;
+        if (spec.lifetime)
+            pg->end_of_life = start + *spec.lifetime;
+        if (spec.exit_at)
+            pg->end_of_life = std::min(pg->end_of_life.value_or(*spec.exit_at), *spec.exit_at);
+        pg->renice = spec.renice;
+        pg->system_share = spec.system_share;
+        pg->nice_clamped = clamp_nice(spec.nice).clamped;
+        programs_.push_back(std::move(pg));
+        sim_.schedule_at(start, fork_order, fork_h_, idx);
+    }
+
+    // What the core tells the program and asks it (through the system's task_hooks).
+    void switched_in(task& t) {
+        program& pg = of(t);
+        pg.runtime_at_switch_in = t.se.sum_exec_runtime;
+        if (pg.exit_pending)
+            sim_.schedule_at(sim_.now(), exit_order, exit_h_, pg.index);
+        else if (pg.budget != unlimited)
+            arm_burst(pg);
+    }
+    void switched_out(task& t) {
+        program& pg = of(t);
+        if (pg.budget != unlimited)
+            pg.budget -= t.se.sum_exec_runtime - pg.runtime_at_switch_in;
+        pg.burst.cancel();
+    }
+    bool tick_in_kernel_mode(task& t) {
+        const double share = of(t).system_share;
+        return share > 0.0 && sim_.rng().uniform01() < share;
+    }
+
+    sim_time start_of(const task& t) const { return of(t).start; }
+    bool nice_clamped(const task& t) const { return of(t).nice_clamped; }
+
+private:
+    struct program;
+
+    // The running task's burst ends once it has had its remaining budget of CPU.
+    void arm_burst(program& pg) { pg.burst.start_in(pg.budget); }
+
+    // The process starts: wake_up_new_task(), then its own plans.
+    void on_fork(std::uint64_t idx) {
+        program& pg = *programs_[idx];
+        pg.budget = pg.what.next_burst(sim_.rng());
+        core_.wake_up_new_task(pg.t);
+        if (pg.end_of_life)
+            sim_.schedule_at(*pg.end_of_life, exit_order, exit_h_, idx);
+        for (std::size_t i = 0; i < pg.renice.size(); ++i)
+            sim_.schedule_at(pg.renice[i].at, renice_order, renice_h_, idx << 32 | i);
+    }
+
+    // The process notices its end only while it runs (a queued or sleeping one exits as
+    // soon as it next gets the CPU); it reads getrusage() and exits.
+    void on_exit(std::uint64_t idx) {
+        program& pg = *programs_[idx];
+        task& t = pg.t;
+        if (t.state == task_state::dead)
+            return;
+        if (core_.task_rq(t).curr != &t) {
+            pg.exit_pending = true;
+            return;
+        }
+        obs_.exiting(t);
+        core_.do_exit(t);
+    }
+
+    void on_wakeup(std::uint64_t idx) {
+        task& t = programs_[idx]->t;
+        obs_.woke(t);
+        core_.try_to_wake_up(t);
+    }
+
+    // The running task used up its CPU burst: it sleeps (a voluntary switch), or runs
+    // its next burst at once.
+    void on_burst_done(std::uint64_t idx) {
+        program& pg = *programs_[idx];
+        task& t = pg.t;
+        rq& r = core_.task_rq(t);
+        core_.update_curr(r);
+        const duration sleep = pg.what.next_sleep(sim_.rng());
+        pg.budget = pg.what.next_burst(sim_.rng());
+        pg.runtime_at_switch_in = t.se.sum_exec_runtime;
+        if (sleep <= 0) {
+            arm_burst(pg);
+            core_.maybe_resched(r);
+            return;
+        }
+        t.state = task_state::sleeping;
+        pg.sleep.start_in(sleep);
+        core_.schedule(t);
+    }
+
+    // setpriority(): clamped to [-20, 19], then set_user_nice().
+    void on_renice(std::uint64_t payload) {
+        program& pg = *programs_[payload >> 32];
+        if (pg.t.state == task_state::dead)
+            return;
+        const nice_clamp nc = clamp_nice(pg.renice[payload & 0xffff'ffff].nice);
+        pg.nice_clamped = pg.nice_clamped || nc.clamped;
+        core_.set_user_nice(pg.t, nc.nice);
+    }
+
+    using burst_timer = des::timer<des::member_call<workload, &workload::on_burst_done>>;
+    using sleep_timer = des::timer<des::member_call<workload, &workload::on_wakeup>>;
+
+    struct program {
+        program(des::simulator& sim, workload* w, std::uint64_t idx, task& tk,
+                const behaviour_spec& b)
+            : index(idx), t(tk), what(b), burst(sim, burst_order, {w, idx}),
+              sleep(sim, wakeup_order, {w, idx}) {}
+        std::uint64_t index;
+        task& t;
+        behaviour what;
+        sim_time start = 0;
+        std::optional<sim_time> end_of_life;
+        std::vector<renice_spec> renice;
+        double system_share = 0.0;
+        bool nice_clamped = false;
+        duration budget = unlimited; // CPU time left in the current burst
+        duration runtime_at_switch_in = 0;
+        bool exit_pending = false;
+        burst_timer burst;
+        sleep_timer sleep;
+    };
+
+    program& of(const task& t) const {
+        return *programs_[static_cast<std::size_t>(t.pid - first_pid)];
+    }
+
+    des::simulator& sim_;
+    core& core_;
+    observer& obs_;
+    std::vector<std::unique_ptr<program>> programs_;
+    des::member_handler<workload, &workload::on_fork> fork_h_;
+    des::member_handler<workload, &workload::on_exit> exit_h_;
+    des::member_handler<workload, &workload::on_renice> renice_h_;
 };
 
 } // namespace libsched

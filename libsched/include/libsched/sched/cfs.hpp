@@ -25,11 +25,10 @@ inline u64 sched_slice(const fair_params& p, const cfs_rq& q, const sched_entity
     }
     slice = calc_delta(slice, se.load.weight, lw, p.delta_mode);
     if (p.feat(feature::base_slice)) {
-        // se_is_idle() && !sched_idle_cfs_rq(): only SCHED_IDLE entities weigh 3, so the
-        // queue holds nothing else exactly when its load is 3 per entity.
-        const u64 idle_w = scale_load(weight_idleprio);
-        const bool idle_rq = q.nr_queued > 0 && q.load.weight == q.nr_queued * idle_w;
-        const bool idle = se.load.weight == idle_w && !idle_rq;
+        // se_is_idle() && !sched_idle_cfs_rq(): a SCHED_IDLE entity's floor is lower unless
+        // the queue holds nothing else.
+        const bool idle_rq = q.nr_queued > 0 && q.nr_queued == q.h_nr_idle;
+        const bool idle = se_is_idle(se) && !idle_rq;
         const u64 min_gran =
             static_cast<u64>(idle ? p.tun.idle_min_granularity : p.tun.min_granularity);
         slice = std::max(slice, min_gran);
@@ -44,13 +43,12 @@ inline u64 sched_vslice(const fair_params& p, const cfs_rq& q, sched_entity& se)
 
 // place_entity(): new tasks start a virtual slice behind min_vruntime (START_DEBIT);
 // sleepers get at most latency/2 of credit (GENTLE_FAIR_SLEEPERS) and never move back.
-inline void place_entity(const fair_params& p, cfs_rq& q, sched_entity& se, bool initial,
-                         bool sched_idle) {
+inline void place_entity(const fair_params& p, cfs_rq& q, sched_entity& se, bool initial) {
     u64 v = q.min_vruntime;
     if (initial && p.feat(feature::start_debit))
         v += sched_vslice(p, q, se);
     if (!initial) {
-        u64 thresh = static_cast<u64>(sched_idle ? p.tun.min_granularity : p.tun.latency);
+        u64 thresh = static_cast<u64>(se_is_idle(se) ? p.tun.min_granularity : p.tun.latency);
         if (p.feat(feature::gentle_fair_sleepers))
             thresh >>= 1;
         v -= thresh;

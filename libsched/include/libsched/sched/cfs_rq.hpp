@@ -7,28 +7,43 @@
 
 namespace libsched {
 
+struct rq;
+
 struct cfs_rq {
     detail::timeline tasks_timeline;
     sched_entity* curr = nullptr; // running entity; kept outside the tree
     sched_entity* next = nullptr; // buddies
     sched_entity* last = nullptr; // old CFS LAST_BUDDY
 
-    load_weight load;        // all queued entities, curr and delayed ones included
-    unsigned nr_queued = 0;  // nr_running before 6.14; delayed entities count
-    unsigned nr_delayed = 0; // 6.12+ h_nr_delayed
+    load_weight load;       // all queued entities, curr and delayed ones included
+    unsigned nr_queued = 0; // entities queued here (nr_running before 6.14); delayed count
+    // Tasks queued in this queue and the groups below it (h_nr_running before 6.14), of
+    // them SCHED_IDLE ones (idle_h_nr_running) and, 6.12+, delayed ones (h_nr_delayed).
+    unsigned h_nr_queued = 0;
+    unsigned h_nr_idle = 0;
+    unsigned h_nr_delayed = 0;
 
     // Sum of (vruntime - min_vruntime) * w and sum of w over the tree, w at 1024
-    // resolution (scale_load_down). Curr is added on the fly by readers.
+    // resolution (scale_load_down). Curr is added on the fly by readers. Each term is about
+    // the entity's lag in real time times 1024, whatever its weight, so a group entity's
+    // weight (up to 2^18 at this resolution) fits as well as a task's.
     s64 avg_vruntime_sum = 0;
     u64 avg_load = 0;
 
     // Starts just below zero so that wraparound paths run early (init_cfs_rq).
     u64 min_vruntime = static_cast<u64>(-(s64{1} << 20));
 
-    explicit cfs_rq(bool eevdf = true) : tasks_timeline(eevdf) {}
+    struct rq* rq = nullptr; // the CPU's run queue this queue belongs to (rq_of())
+
+    // The tree is ordered by deadline (EEVDF) or by vruntime (old CFS): fair_params says.
+    explicit cfs_rq(bool by_deadline = true) : tasks_timeline(by_deadline) {}
     cfs_rq(const cfs_rq&) = delete;
     cfs_rq& operator=(const cfs_rq&) = delete;
 };
+
+inline struct rq& rq_of(const cfs_rq& q) {
+    return *q.rq;
+}
 
 // update_load_add/sub/set: a changed sum needs a new inverse.
 inline void update_load_add(load_weight& lw, u64 inc) {

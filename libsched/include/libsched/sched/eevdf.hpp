@@ -8,14 +8,17 @@
 
 namespace libsched::eevdf {
 
-// update_entity_lag(): vlag = V - vruntime, clamped to the entity's virtual
-// max(2 * slice, TICK_NSEC).
-inline void update_entity_lag(const fair_params& p, cfs_rq& q, sched_entity& se) {
-    const s64 vlag = static_cast<s64>(avg_vruntime(q) - se.vruntime);
+// update_entity_lag() / entity_lag(): vlag = V - vruntime, clamped to the entity's
+// virtual max(2 * slice, TICK_NSEC).
+inline void update_entity_lag_at(const fair_params& p, u64 v, sched_entity& se) {
+    const s64 vlag = static_cast<s64>(v - se.vruntime);
     const u64 span =
         std::max<u64>(2 * static_cast<u64>(se.slice), static_cast<u64>(p.tun.tick_nsec));
     const s64 limit = static_cast<s64>(p.delta_fair(span, se));
     se.vlag = std::clamp(vlag, -limit, limit);
+}
+inline void update_entity_lag(const fair_params& p, cfs_rq& q, sched_entity& se) {
+    update_entity_lag_at(p, avg_vruntime(q), se);
 }
 
 // update_deadline(): once vruntime reaches the deadline a new request starts from the
@@ -85,7 +88,7 @@ inline void cancel_protect_slice(const fair_params& p, sched_entity& curr) {
 
 // place_entity(): vruntime = V - lag, the saved lag inflated so that it survives the
 // entity's own effect on V; deadline one virtual slice later (half for new tasks).
-inline void place_entity(const fair_params& p, cfs_rq& q, sched_entity& se, unsigned flags) {
+inline void place_entity(const fair_params& p, cfs_rq& q, sched_entity& se, enqueue_flags flags) {
     const u64 v = avg_vruntime(q);
     s64 lag = 0;
     if (!se.custom_slice)
@@ -109,7 +112,7 @@ inline void place_entity(const fair_params& p, cfs_rq& q, sched_entity& se, unsi
         se.rel_deadline = false;
         return;
     }
-    if (p.feat(feature::place_deadline_initial) && (flags & enqueue::initial))
+    if (p.feat(feature::place_deadline_initial) && has(flags, enqueue_flags::initial))
         vslice /= 2;
     se.deadline = se.vruntime + vslice;
 }

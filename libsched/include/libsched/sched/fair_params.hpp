@@ -2,6 +2,7 @@
 // Everything the fair class reads besides its queues: release, features, tunables.
 #include <libsched/sched/calc_delta.hpp>
 #include <libsched/sched/features.hpp>
+#include <libsched/sched/flags.hpp>
 #include <libsched/sched/kernel_version.hpp>
 #include <libsched/sched/sched_entity.hpp>
 #include <libsched/sched/tunables.hpp>
@@ -21,26 +22,13 @@ struct fair_params {
 
     bool since(int major, int minor) const { return version >= kernel_version{major, minor}; }
     bool eevdf() const { return version.is_eevdf(); }
+    // The run-queue tree's order: by deadline for EEVDF (as 6.8+; 6.6-6.7 ordered by
+    // vruntime, with the same picks but among equal deadlines), by vruntime for old CFS.
+    bool timeline_by_deadline() const { return eevdf(); }
 
     u64 delta_fair(u64 delta, sched_entity& se) const {
         return calc_delta_fair(delta, se.load, delta_mode);
     }
 };
-
-// ENQUEUE_* / DEQUEUE_* flags (kernel/sched/sched.h); only those the model uses.
-namespace enqueue {
-inline constexpr unsigned wakeup = 0x01;
-inline constexpr unsigned restore = 0x02;
-inline constexpr unsigned migrated = 0x40;
-inline constexpr unsigned initial = 0x80;
-inline constexpr unsigned delayed = 0x200;
-} // namespace enqueue
-namespace dequeue {
-inline constexpr unsigned sleep = 0x01;
-inline constexpr unsigned save = 0x02;
-inline constexpr unsigned move = 0x04;
-inline constexpr unsigned special = 0x10;
-inline constexpr unsigned delayed = 0x200;
-} // namespace dequeue
 
 } // namespace libsched

@@ -1,7 +1,9 @@
 #pragma once
-// struct rq: one per CPU. Holds the fair run queue and what the core scheduler needs.
+// struct rq: one per CPU. Holds the fair run queue, the CPU's idle task and what the core
+// scheduler needs.
 #include <cstdint>
 #include <libsched/sched/cfs_rq.hpp>
+#include <libsched/sched/fair_params.hpp>
 #include <libsched/sched/task.hpp>
 
 namespace libsched {
@@ -9,7 +11,8 @@ namespace libsched {
 struct rq {
     int cpu = 0;
     cfs_rq cfs;
-    task* curr = nullptr;      // nullptr: the idle task runs
+    task idle;                 // the idle task (swapper/N, pid 0)
+    task* curr = &idle;        // the running task, idle when nothing else runs
     bool need_resched = false; // TIF_NEED_RESCHED on curr
     std::uint64_t nr_switches = 0;
     sim_time clock = 0;         // rq_clock(): wall clock at the last update
@@ -17,10 +20,18 @@ struct rq {
     duration irq_time = 0;      // IRQ time raised so far (irq_time_read())
     duration prev_irq_time = 0; // IRQ time already taken out of clock_task
 
-    explicit rq(int id = 0, bool eevdf = true) : cpu(id), cfs(eevdf) {}
+    rq(int id, const fair_params& p) : cpu(id), cfs(p.timeline_by_deadline()) {
+        cfs.rq = this;
+        idle.cpu = id;
+        idle.state = task_state::runnable;
+    }
     rq(const rq&) = delete;
     rq& operator=(const rq&) = delete;
 };
+
+inline bool is_idle_task(const rq& r, const task& t) {
+    return &t == &r.idle;
+}
 
 // update_rq_clock_task(): the task clock advances by the elapsed time less the IRQ time
 // raised meanwhile, never backwards; IRQ time beyond the elapsed time waits for the next

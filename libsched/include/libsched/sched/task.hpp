@@ -1,11 +1,14 @@
 #pragma once
-// The scheduler's view of a task (struct task_struct): its entity, policy, CPU and the
-// counters user space reads. Workload behaviour lives in model/, not here.
+// The scheduler's view of a task (struct task_struct): its entity, class, policy, CPU and
+// the counters user space reads. Workload behaviour lives in model/, not here.
 #include <libsched/sched/sched_entity.hpp>
 #include <libsched/sched/sched_policy.hpp>
+#include <string>
 #include <vector>
 
 namespace libsched {
+
+class sched_class;
 
 enum class task_state {
     not_started,
@@ -22,9 +25,11 @@ struct prev_cputime {
 
 struct task {
     sched_entity se;
+    class sched_class* sched_class = nullptr;
     int pid = 0;
-    int cpu = 0;
-    int nice = 0; // effective (clamped) nice
+    std::string comm; // the name tracepoints print
+    int cpu = 0;      // task_cpu()
+    int nice = 0;     // effective (clamped) nice
     sched_policy policy = sched_policy::normal;
     task_state state = task_state::not_started;
     std::vector<bool> cpus_allowed; // empty = every CPU
@@ -36,7 +41,7 @@ struct task {
     std::uint64_t nvcsw = 0;        // voluntary context switches
     std::uint64_t nivcsw = 0;       // involuntary
 
-    task() { se.task_of = this; }
+    task() { se.owner = this; }
     task(const task&) = delete;
     task& operator=(const task&) = delete;
 

@@ -1,5 +1,6 @@
 #pragma once
-#include <libsched/model/machine.hpp>
+#include <algorithm>
+#include <libsched/model/system.hpp>
 #include <libsched/scenario/validate.hpp>
 
 namespace libsched {
@@ -13,11 +14,22 @@ inline run_result simulate(const scenario& sc, const run_options& opt) {
     const int reps = opt.repetitions.value_or(sc.repetitions);
     const std::uint64_t seed = opt.seed.value_or(sc.seed);
     for (int i = 0; i < reps; ++i) {
-        machine m(sc, seed + static_cast<std::uint64_t>(i), i == 0 ? opt.trace : trace_sink{});
-        machine::progress_fn progress;
-        if (opt.on_progress)
-            progress = [&](sim_time t) { opt.on_progress({i, reps, t, sc.length}); };
-        repetition_result rep = m.run(progress);
+        trace_sink trace;
+        if (opt.trace)
+            trace = [&opt, i](const trace_event& e) {
+                trace_event tagged = e;
+                tagged.repetition = i;
+                opt.trace(tagged);
+            };
+        system s(sc, seed + static_cast<std::uint64_t>(i), std::move(trace));
+        constexpr duration progress_step = 100 * nsec_per_msec;
+        for (sim_time t = 0; t < sc.length;) {
+            t = std::min(t + progress_step, sc.length);
+            s.run(t);
+            if (opt.on_progress)
+                opt.on_progress({i, reps, t, sc.length});
+        }
+        repetition_result rep = s.result();
         rep.seed = seed + static_cast<std::uint64_t>(i);
         r.repetitions.push_back(std::move(rep));
     }

@@ -28,6 +28,7 @@ inline constexpr std::string_view trace_name(trace_kind k) {
 // valid during the call only.
 struct trace_event {
     trace_kind kind = trace_kind::sched_switch;
+    int repetition = 0;
     sim_time time = 0;
     int cpu = 0;
     int pid = 0;

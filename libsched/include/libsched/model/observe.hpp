@@ -1,0 +1,162 @@
+#pragma once
+// What user space sees of the tasks, taken as a real measurement would take it: the
+// wakeup latency of each wakeup, getrusage() as the process reads it at exit,
+// /proc/PID/stat and the switch counters read at the window's ends, CPU busy time.
+#include <libsched/des/member_call.hpp>
+#include <libsched/scenario/result.hpp>
+#include <libsched/scenario/scenario.hpp>
+#include <libsched/sched/core.hpp>
+#include <libsched/sched/cputime.hpp>
+#include <vector>
+
+namespace libsched {
+
+class observer {
+public:
+    // Observations come after everything else of their instant.
+    static constexpr des::event_order observe_order = 7;
+
+    observer(des::simulator& sim, core& c, const scenario& sc)
+        : sim_(sim), core_(c), window_start_(sc.window_start), window_stop_(sc.window_stop()),
+          cpus_(static_cast<std::size_t>(c.nr_cpus())), observe_h_(this) {
+        sim_.schedule_at(window_start_, observe_order, observe_h_, 0);
+        if (window_stop_ < sc.length)
+            sim_.schedule_at(window_stop_, observe_order, observe_h_, 1);
+    }
+    observer(const observer&) = delete;
+    observer& operator=(const observer&) = delete;
+
+    void add(task& t) {
+        tasks_.push_back(&t);
+        records_.emplace_back();
+    }
+
+    // The task was woken: its wakeup latency runs until it next gets a CPU.
+    void woke(const task& t) { rec(t).wake_time = sim_.now(); }
+    void switched_in(const task& t) {
+        record& rc = rec(t);
+        if (rc.wake_time >= 0) {
+            rc.latencies.push_back(sim_.now() - rc.wake_time);
+            rc.wake_time = -1;
+        }
+    }
+    // The process reads getrusage(RUSAGE_SELF) and exits.
+    void exiting(task& t) {
+        read_rusage(t);
+        rec(t).exited = sim_.now();
+    }
+
+    // The window's end, when it is the end of the run (no event runs at `length`).
+    void observe_end() { observe(1); }
+
+    // One task's results: the window figures from the snapshots, getrusage() at exit (or
+    // now, for a task still alive), the counters.
+    task_result task_figures(task& t) {
+        record& rc = rec(t);
+        if (t.state != task_state::dead && t.state != task_state::not_started)
+            read_rusage(t);
+        const duration window = window_stop_ - window_start_;
+        task_result tr;
+        tr.pid = t.pid;
+        tr.cpu = t.cpu;
+        tr.nice = t.nice;
+        tr.sum_exec_runtime =
+            t.state == task_state::dead ? t.se.sum_exec_runtime : core_.task_sched_runtime(t);
+        tr.window_runtime = rc.at_end.runtime - rc.at_start.runtime;
+        tr.share =
+            window > 0 ? static_cast<double>(tr.window_runtime) / static_cast<double>(window) : 0.0;
+        tr.stat_utime_start = rc.at_start.stat_utime;
+        tr.stat_utime_end = rc.at_end.stat_utime;
+        tr.stat_stime_start = rc.at_start.stat_stime;
+        tr.stat_stime_end = rc.at_end.stat_stime;
+        tr.ru_utime_us = rc.ru_utime_us;
+        tr.ru_stime_us = rc.ru_stime_us;
+        const duration tick = core_.params().tun.tick_nsec;
+        tr.utime_ticks = t.utime / tick;
+        tr.stime_ticks = t.stime / tick;
+        tr.nvcsw = t.nvcsw;
+        tr.nivcsw = t.nivcsw;
+        tr.window_nvcsw = rc.at_end.nvcsw - rc.at_start.nvcsw;
+        tr.window_nivcsw = rc.at_end.nivcsw - rc.at_start.nivcsw;
+        tr.nr_migrations = t.se.nr_migrations;
+        tr.wakeup_latency = std::move(rc.latencies);
+        tr.exited = rc.exited;
+        return tr;
+    }
+
+    cpu_result cpu_figures(int cpu) const {
+        const cpu_window& w = cpus_[static_cast<std::size_t>(cpu)];
+        cpu_result cr;
+        cr.cpu = cpu;
+        cr.busy = core_.cpu_busy(cpu);
+        cr.idle = sim_.now() - cr.busy;
+        cr.window_busy = w.busy_at_end - w.busy_at_start;
+        cr.window_idle = (window_stop_ - window_start_) - cr.window_busy;
+        cr.nr_switches = core_.cpu_rq(cpu).nr_switches;
+        cr.irq = core_.cpu_irq(cpu);
+        return cr;
+    }
+
+private:
+    struct snapshot {
+        duration runtime = 0;
+        std::int64_t stat_utime = 0, stat_stime = 0;
+        std::uint64_t nvcsw = 0, nivcsw = 0;
+    };
+    struct record {
+        sim_time wake_time = -1; // pending wakeup-latency measurement
+        std::vector<duration> latencies;
+        snapshot at_start, at_end;
+        std::int64_t ru_utime_us = 0, ru_stime_us = 0;
+        sim_time exited = -1;
+    };
+    struct cpu_window {
+        duration busy_at_start = 0, busy_at_end = 0;
+    };
+
+    record& rec(const task& t) {
+        return records_[static_cast<std::size_t>(t.pid - tasks_.front()->pid)];
+    }
+
+    // getrusage(RUSAGE_SELF) by the process itself: its own pending runtime counts.
+    void read_rusage(task& t) {
+        const adjusted_cputime a =
+            cputime_adjust(core_.task_sched_runtime(t), t.utime, t.stime, t.prev_cputime_proc);
+        record& rc = rec(t);
+        rc.ru_utime_us = a.utime / nsec_per_usec;
+        rc.ru_stime_us = a.stime / nsec_per_usec;
+    }
+
+    // Window observation: /proc/PID/stat as another process reads it (a running task's
+    // runtime as of its last update), the precise runtime, switch counters, CPU busy time.
+    void observe(std::uint64_t which) {
+        for (std::size_t i = 0; i < tasks_.size(); ++i) {
+            task& t = *tasks_[i];
+            snapshot& s = which == 0 ? records_[i].at_start : records_[i].at_end;
+            if (t.state == task_state::not_started)
+                continue;
+            const adjusted_cputime a =
+                cputime_adjust(t.se.sum_exec_runtime, t.utime, t.stime, t.prev_cputime_proc);
+            s.stat_utime = nsec_to_clock_t(a.utime);
+            s.stat_stime = nsec_to_clock_t(a.stime);
+            s.runtime =
+                t.state == task_state::dead ? t.se.sum_exec_runtime : core_.task_sched_runtime(t);
+            s.nvcsw = t.nvcsw;
+            s.nivcsw = t.nivcsw;
+        }
+        for (std::size_t c = 0; c < cpus_.size(); ++c) {
+            const duration b = core_.cpu_busy(static_cast<int>(c));
+            (which == 0 ? cpus_[c].busy_at_start : cpus_[c].busy_at_end) = b;
+        }
+    }
+
+    des::simulator& sim_;
+    core& core_;
+    sim_time window_start_, window_stop_;
+    std::vector<task*> tasks_;
+    std::vector<record> records_;
+    std::vector<cpu_window> cpus_;
+    des::member_handler<observer, &observer::observe> observe_h_;
+};
+
+} // namespace libsched

@@ -1,0 +1,394 @@
+#pragma once
+// The core scheduler (kernel/sched/core.c): __schedule, try_to_wake_up, wake_up_new_task,
+// set_user_nice, sched_tick, wakeup_preempt, resched_curr, set_task_cpu, do_exit's last
+// schedule. It calls the scheduling classes through their hooks and runs over a small
+// environment: the event engine's clock and timers, a trace sink, and task_hooks for what
+// runs above the scheduler.
+#include <libsched/des/timer.hpp>
+#include <libsched/sched/fair.hpp>
+#include <libsched/sched/idle.hpp>
+#include <libsched/sched/trace.hpp>
+#include <libsched/sched/weight.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace libsched {
+
+// What the machine costs the scheduler besides the rules: properties of the hardware and
+// kernel configuration, stated, not fitted (machine_spec documents each).
+struct machine_costs {
+    duration resched_latency = 1'000; // resched request -> schedule() reading the clock
+    duration tick_irq = 2'000;        // the tick interrupt's own time
+    bool irq_time_accounting = true;  // CONFIG_IRQ_TIME_ACCOUNTING
+    bool nohz_idle = true;            // CONFIG_NO_HZ_IDLE
+};
+
+// What runs above the scheduler (the tasks' programs), told when a task gets or loses a
+// CPU and asked in which mode a tick finds it.
+class task_hooks {
+public:
+    virtual void switched_in(task& t) = 0;
+    virtual void switched_out(task& t) = 0;
+    // The tick interrupted t in kernel mode (a system call) rather than in user mode.
+    virtual bool tick_in_kernel_mode(task& t) = 0;
+
+protected:
+    ~task_hooks() = default;
+};
+
+class core {
+public:
+    // Order among simultaneous events: the tick sees wakeups and bursts ending at its
+    // instant; a reschedule comes after the tick that asked for it.
+    static constexpr des::event_order tick_order = 5;
+    static constexpr des::event_order resched_order = 6;
+
+    core(des::simulator& sim, const fair_params& params, const machine_costs& costs, int cpus,
+         task_hooks& hooks, trace_sink trace = {})
+        : sim_(sim), costs_(costs), hooks_(hooks), trace_(std::move(trace)), fair_(params) {
+        for (int c = 0; c < cpus; ++c) {
+            auto cs = std::make_unique<cpu_state>(sim, c, this, params);
+            cs->runqueue.idle.sched_class = &idle_;
+            cs->runqueue.idle.comm = "swapper";
+            cpus_.push_back(std::move(cs));
+        }
+    }
+    core(const core&) = delete;
+    core& operator=(const core&) = delete;
+
+    sim_time now() const { return sim_.now(); }
+    const fair_params& params() const { return fair_.params(); }
+    int nr_cpus() const { return static_cast<int>(cpus_.size()); }
+    rq& cpu_rq(int cpu) { return cpus_[static_cast<std::size_t>(cpu)]->runqueue; }
+    const rq& cpu_rq(int cpu) const { return cpus_[static_cast<std::size_t>(cpu)]->runqueue; }
+    rq& task_rq(const task& p) { return cpu_rq(p.cpu); }
+    const rq& task_rq(const task& p) const { return cpu_rq(p.cpu); }
+    fair_sched_class& fair() { return fair_; }
+
+    // Every CPU's tick starts at the first tick period.
+    void start() {
+        for (auto& c : cpus_)
+            c->tick.start(params().tun.tick_nsec);
+    }
+
+    // sched_fork(): a new task joins the fair class on `cpu` (__set_task_cpu(), no
+    // migration counted), with the weight of its nice and policy.
+    void sched_fork(task& p, int cpu) {
+        p.sched_class = &fair_;
+        p.se.load = task_load_weight(p.nice, p.policy == sched_policy::idle);
+        p.se.idle = p.policy == sched_policy::idle;
+        set_task_rq(p, cpu);
+    }
+
+    // wake_up_new_task(): the child is placed on the CPU select_task_rq() gives (as at
+    // fork, not counted as a migration) and enqueued; 6.12+ with ENQUEUE_INITIAL (half a
+    // slice), 6.6-6.11 re-placed at enqueue with a full one.
+    void wake_up_new_task(task& p) {
+        set_task_rq(p, p.sched_class->select_task_rq(p, p.cpu, wake_flags::fork));
+        rq& r = task_rq(p);
+        update_rq_clock(r);
+        p.state = task_state::runnable;
+        trace(trace_kind::sched_wakeup_new, p);
+        p.sched_class->task_fork(r, p);
+        p.sched_class->enqueue_task(
+            r, p, params().since(6, 12) ? enqueue_flags::initial : enqueue_flags::none);
+        wakeup_preempt(r, p, wake_flags::fork);
+        hrtick_start(r, *r.curr);
+    }
+
+    // try_to_wake_up(): a task still queued as delayed (6.12+) is requeued in place
+    // (ttwu_runnable); otherwise it goes to the CPU select_task_rq() gives and is enqueued.
+    void try_to_wake_up(task& p) {
+        wake_flags wf = wake_flags::none;
+        if (!p.se.on_rq) {
+            const int cpu = p.sched_class->select_task_rq(p, p.cpu, wf);
+            if (cpu != p.cpu) {
+                wf = wf | wake_flags::migrated;
+                set_task_cpu(p, cpu);
+            }
+        }
+        rq& r = task_rq(p);
+        update_rq_clock(r);
+        p.state = task_state::runnable;
+        trace(trace_kind::sched_wakeup, p);
+        if (p.se.on_rq) {
+            if (p.se.sched_delayed)
+                p.sched_class->enqueue_task(r, p, enqueue_flags::delayed);
+            if (r.curr != &p)
+                wakeup_preempt(r, p, wf);
+        } else {
+            enqueue_flags ef = enqueue_flags::wakeup;
+            if (has(wf, wake_flags::migrated))
+                ef = ef | enqueue_flags::migrated;
+            p.sched_class->enqueue_task(r, p, ef);
+            wakeup_preempt(r, p, wf);
+        }
+        hrtick_start(r, *r.curr);
+    }
+
+    // wakeup_preempt(): the class decides within itself; a task of a higher class always
+    // preempts.
+    void wakeup_preempt(rq& r, task& p, wake_flags flags) {
+        task& curr = *r.curr;
+        if (p.sched_class == curr.sched_class)
+            curr.sched_class->wakeup_preempt(r, p, flags);
+        else if (sched_class_above(*p.sched_class, *curr.sched_class))
+            resched_curr(r);
+    }
+
+    // schedule(): the running task p blocks, its state already set.
+    void schedule(task& p) { schedule(task_rq(p), false); }
+
+    // do_exit(): the running task dies, its time charged up to now.
+    void do_exit(task& p) {
+        rq& r = task_rq(p);
+        update_curr(r);
+        p.state = task_state::dead;
+        trace(trace_kind::sched_process_exit, p);
+        schedule(r, false);
+    }
+
+    // set_user_nice() (the caller has clamped the value as setpriority() does): nothing
+    // if it does not change; otherwise dequeue with DEQUEUE_SAVE, reweight, enqueue with
+    // ENQUEUE_RESTORE (a delayed task stays delayed), then the class is told.
+    void set_user_nice(task& p, int nice) {
+        if (nice == p.nice)
+            return;
+        rq& r = task_rq(p);
+        update_rq_clock(r);
+        const int old_nice = p.nice;
+        const bool queued = p.se.on_rq;
+        const bool running = r.curr == &p;
+        if (queued)
+            p.sched_class->dequeue_task(r, p, dequeue_flags::save);
+        if (running)
+            p.sched_class->put_prev_task(r, p);
+        p.nice = nice;
+        p.sched_class->reweight_task(r, p, task_load_weight(nice, p.policy == sched_policy::idle));
+        if (queued)
+            p.sched_class->enqueue_task(r, p, enqueue_flags::restore);
+        if (running)
+            p.sched_class->set_next_task(r, p);
+        if (params().since(5, 6)) {
+            p.sched_class->prio_changed(r, p, old_nice);
+        } else if (queued && (nice < old_nice || (nice > old_nice && running))) {
+            resched_curr(r); // before prio_changed_fair(): more important, or less while running
+        }
+        maybe_resched(r);
+    }
+
+    // set_task_cpu(): a move to another CPU is a migration: the class is told and the
+    // task's counter goes up.
+    void set_task_cpu(task& p, int new_cpu) {
+        if (p.cpu != new_cpu) {
+            p.sched_class->migrate_task_rq(p, new_cpu);
+            ++p.se.nr_migrations;
+        }
+        set_task_rq(p, new_cpu);
+    }
+
+    // The clock and the running task's runtime brought up to now (update_rq_clock() and
+    // the class's update_curr()).
+    void update_curr(rq& r) {
+        update_rq_clock(r);
+        r.curr->sched_class->update_curr(r);
+    }
+
+    // A preemption point: a pending reschedule takes effect resched_latency later (after
+    // the rest of an interrupt handler that asked for it, if any).
+    void maybe_resched(rq& r, duration in_handler = 0) {
+        cpu_state& c = cpu_of(r);
+        if (!r.need_resched || c.resched.active())
+            return;
+        c.resched.start_in(in_handler + costs_.resched_latency);
+    }
+
+    // task_sched_runtime(): sum_exec_runtime including the part not yet accounted.
+    duration task_sched_runtime(const task& p) {
+        rq& r = cpu_rq(p.cpu);
+        duration rt = p.se.sum_exec_runtime;
+        if (r.curr == &p) {
+            update_rq_clock(r);
+            rt += r.clock_task - p.se.exec_start;
+        }
+        return rt;
+    }
+
+    // Wall time the CPU ran tasks (not idle), and the IRQ time taken out of the tasks'
+    // clock meanwhile.
+    duration cpu_busy(int cpu) const {
+        const cpu_state& c = *cpus_[static_cast<std::size_t>(cpu)];
+        return c.busy + (is_idle_task(c.runqueue, *c.runqueue.curr) ? 0 : now() - c.last_change);
+    }
+    duration cpu_irq(int cpu) const { return cpus_[static_cast<std::size_t>(cpu)]->busy_irq; }
+
+private:
+    void on_tick(std::uint64_t cpu) { sched_tick(cpu_rq(static_cast<int>(cpu))); }
+    void on_hrtick(std::uint64_t cpu) { hrtick(cpu_rq(static_cast<int>(cpu))); }
+    void on_resched(std::uint64_t cpu) {
+        rq& r = cpu_rq(static_cast<int>(cpu));
+        if (r.need_resched)
+            schedule(r, true);
+    }
+
+    template <void (core::*Method)(std::uint64_t)>
+    using cpu_timer = des::timer<des::member_call<core, Method>>;
+
+    struct cpu_state {
+        cpu_state(des::simulator& sim, int cpu, core* self, const fair_params& p)
+            : runqueue(cpu, p), tick(sim, tick_order, {self, static_cast<std::uint64_t>(cpu)}),
+              hrtick(sim, tick_order, {self, static_cast<std::uint64_t>(cpu)}),
+              resched(sim, resched_order, {self, static_cast<std::uint64_t>(cpu)}) {}
+        rq runqueue;
+        cpu_timer<&core::on_tick> tick;
+        cpu_timer<&core::on_hrtick> hrtick; // HRTICK: the running task's slice end
+        cpu_timer<&core::on_resched> resched;
+        duration busy = 0;     // wall time tasks ran, up to last_change
+        duration busy_irq = 0; // IRQ time taken out of the tasks' clock while busy
+        sim_time last_change = 0;
+        bool tick_stopped = false; // NOHZ idle
+    };
+
+    cpu_state& cpu_of(const rq& r) { return *cpus_[static_cast<std::size_t>(r.cpu)]; }
+
+    // __set_task_cpu() / set_task_rq(): the task's entity now belongs to that CPU's queue.
+    void set_task_rq(task& p, int cpu) {
+        p.cpu = cpu;
+        p.se.cfs_rq = &cpu_rq(cpu).cfs;
+        p.se.parent = nullptr;
+        p.se.depth = 0;
+    }
+
+    // IRQ time taken out while a task runs is part of the CPU's busy time, not the task's.
+    void update_rq_clock(rq& r) {
+        const duration irq = libsched::update_rq_clock(r, now());
+        if (!is_idle_task(r, *r.curr))
+            cpu_of(r).busy_irq += irq;
+    }
+
+    // __schedule(): a blocking or exiting task leaves the queue (a voluntary switch);
+    // otherwise prev is preempted (involuntary). Counters move only if next != prev.
+    void schedule(rq& r, bool preempt) {
+        update_rq_clock(r);
+        hrtick_clear(r);
+        task& prev = *r.curr;
+        const bool prev_idle = is_idle_task(r, prev);
+        std::uint64_t* switch_count = prev_idle ? nullptr : &prev.nivcsw;
+        if (!preempt && !prev_idle && prev.state != task_state::runnable) {
+            dequeue_flags flags = dequeue_flags::sleep;
+            if (prev.state == task_state::dead)
+                flags = flags | dequeue_flags::special;
+            prev.sched_class->dequeue_task(r, prev, flags);
+            switch_count = &prev.nvcsw;
+        }
+        task& next = pick_next_task(r, prev);
+        r.need_resched = false; // clear_tsk_need_resched(prev): after the pick, as the kernel
+        hrtick_start(r, next);
+        if (&next == &prev)
+            return;
+        ++r.nr_switches;
+        if (switch_count != nullptr)
+            ++*switch_count;
+        trace_switch(r, prev, next);
+        cpu_state& c = cpu_of(r);
+        if (!prev_idle)
+            c.busy += now() - c.last_change;
+        c.last_change = now();
+        if (!prev_idle)
+            hooks_.switched_out(prev);
+        r.curr = &next;
+        if (!is_idle_task(r, next)) {
+            restart_tick(r);
+            hooks_.switched_in(next);
+        }
+    }
+
+    // __pick_next_task(): the classes in order, stop > deadline > RT > fair > idle. With
+    // only fair tasks this is the kernel's fast path: the fair class picks, putting prev
+    // back if prev is its own; with nothing to run the CPU goes to its idle task.
+    task& pick_next_task(rq& r, task& prev) {
+        task* next = fair_.pick_next_task(r, prev);
+        if (next == nullptr)
+            next = idle_.pick_next_task(r, prev);
+        if (next != &prev && prev.sched_class != &fair_)
+            prev.sched_class->put_prev_task(r, prev);
+        return *next;
+    }
+
+    // sched_tick(): account_process_tick() charges the whole tick to the running task's
+    // utime or stime by the mode the tick interrupted, then the class's task_tick.
+    void sched_tick(rq& r) {
+        cpu_state& c = cpu_of(r);
+        update_rq_clock(r);
+        task& curr = *r.curr;
+        if (!is_idle_task(r, curr)) {
+            (hooks_.tick_in_kernel_mode(curr) ? curr.stime : curr.utime) += params().tun.tick_nsec;
+            curr.sched_class->task_tick(r, curr, false);
+            // The tick's handler runs for tick_irq; schedule() comes after its exit.
+            maybe_resched(r, costs_.tick_irq);
+            // irqtime_account_irq() at the interrupt's exit: later clock reads lose it.
+            if (costs_.irq_time_accounting)
+                r.irq_time += costs_.tick_irq;
+        } else if (costs_.nohz_idle) {
+            c.tick_stopped = true; // tick_nohz_idle_stop_tick()
+            return;
+        }
+        c.tick.start_in(params().tun.tick_nsec);
+    }
+
+    // tick_nohz_idle_exit(): the tick resumes at the next point of its grid. A CPU only
+    // leaves idle in a reschedule event, which runs after a tick of the same instant.
+    void restart_tick(rq& r) {
+        cpu_state& c = cpu_of(r);
+        if (!c.tick_stopped)
+            return;
+        c.tick_stopped = false;
+        const duration tick = params().tun.tick_nsec;
+        c.tick.start((now() / tick + 1) * tick);
+    }
+
+    void hrtick_clear(rq& r) { cpu_of(r).hrtick.cancel(); }
+
+    // hrtick_start() / hrtick_update(): (re)arm the slice timer of the running task.
+    void hrtick_start(rq& r, task& running) {
+        hrtick_clear(r);
+        if (const auto delay = running.sched_class->hrtick_delay(r))
+            cpu_of(r).hrtick.start_in(*delay);
+        maybe_resched(r);
+    }
+
+    // hrtick(): the slice timer expired; the class's tick with queued = 1.
+    void hrtick(rq& r) {
+        update_rq_clock(r);
+        task& curr = *r.curr;
+        if (is_idle_task(r, curr))
+            return;
+        curr.sched_class->task_tick(r, curr, true);
+        maybe_resched(r);
+    }
+
+    void trace(trace_kind kind, const task& t) {
+        if (trace_)
+            trace_({kind, 0, now(), t.cpu, t.pid, t.comm, 'R', 0, {}});
+    }
+    void trace_switch(const rq& r, const task& prev, const task& next) {
+        if (!trace_)
+            return;
+        const char state = prev.state == task_state::dead       ? 'X'
+                           : prev.state == task_state::sleeping ? 'S'
+                                                                : 'R';
+        trace_({trace_kind::sched_switch, 0, now(), r.cpu, prev.pid, prev.comm, state, next.pid,
+                next.comm});
+    }
+
+    des::simulator& sim_;
+    machine_costs costs_;
+    task_hooks& hooks_;
+    trace_sink trace_;
+    fair_sched_class fair_;
+    idle_sched_class idle_;
+    std::vector<std::unique_ptr<cpu_state>> cpus_;
+};
+
+} // namespace libsched

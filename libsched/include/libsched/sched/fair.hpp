@@ -1,0 +1,615 @@
+#pragma once
+// fair_sched_class (kernel/sched/fair.c): the task-level hooks over the entity operations,
+// which act on the cfs_rq they are given, dispatching to the EEVDF (6.6+) or old CFS rules
+// by release. With task groups a task's entity sits under group entities; the hierarchy
+// walks (for_each_sched_entity) are those of the kernel, today over a single level.
+#include <libsched/sched/cfs.hpp>
+#include <libsched/sched/eevdf.hpp>
+#include <libsched/sched/sched_class.hpp>
+#include <optional>
+
+namespace libsched {
+
+class fair_sched_class final : public sched_class {
+public:
+    explicit fair_sched_class(fair_params params)
+        : sched_class(sched_class_rank::fair), p_(params) {}
+
+    const fair_params& params() const { return p_; }
+
+    // ---- the class's hooks ----
+
+    // enqueue_task_fair(): a wakeup of a delayed task only requeues it (6.12+).
+    void enqueue_task(rq& r, task& p, enqueue_flags flags) override {
+        (void)r;
+        if (has(flags, enqueue_flags::delayed)) {
+            requeue_delayed_entity(p.se);
+            return;
+        }
+        const unsigned idle = se_is_idle(p.se) ? 1u : 0u;
+        sched_entity* se = &p.se;
+        for (; se != nullptr; se = se->parent) { // for_each_sched_entity
+            if (se->on_rq) {
+                if (se->sched_delayed)
+                    requeue_delayed_entity(*se);
+                break;
+            }
+            cfs_rq& q = cfs_rq_of(*se);
+            enqueue_entity(q, *se, flags);
+            ++q.h_nr_queued;
+            q.h_nr_idle += idle;
+            flags = enqueue_flags::wakeup;
+        }
+        for (sched_entity& e : for_each_sched_entity(se)) {
+            ++cfs_rq_of(e).h_nr_queued;
+            cfs_rq_of(e).h_nr_idle += idle;
+        }
+    }
+
+    // dequeue_task_fair(): false if the task stays queued as delayed (6.12+).
+    bool dequeue_task(rq& r, task& p, dequeue_flags flags) override {
+        (void)r;
+        return dequeue_entities(p.se, flags);
+    }
+
+    // pick_next_task_fair(): the pick walks down from the CPU's queue through group
+    // entities to a task; a delayed entity that gets picked is dequeued for real and the
+    // pick starts over. prev is put back unless it is picked again.
+    task* pick_next_task(rq& r, task& prev) override {
+        sched_entity* se = nullptr;
+        while (r.cfs.nr_queued > 0) {
+            cfs_rq* q = &r.cfs;
+            do {
+                sched_entity* curr = q->curr;
+                if (curr != nullptr) {
+                    if (curr->on_rq)
+                        update_curr(*q);
+                    else
+                        curr = nullptr;
+                }
+                se = pick_next_entity(*q, curr);
+                q = se != nullptr ? se->my_q : nullptr;
+            } while (q != nullptr);
+            if (se != nullptr)
+                break;
+        }
+        const bool prev_fair = prev.sched_class == this;
+        if (prev_fair && se == &prev.se)
+            return &prev;
+        if (prev_fair && cfs_rq_of(prev.se).curr == &prev.se)
+            put_prev_task(r, prev);
+        if (se == nullptr)
+            return nullptr;
+        task* next = task_of(*se);
+        set_next_task(r, *next);
+        return next;
+    }
+
+    // put_prev_task_fair / set_next_task_fair: every level of the hierarchy.
+    void put_prev_task(rq& r, task& prev) override {
+        (void)r;
+        for (sched_entity& se : for_each_sched_entity(&prev.se))
+            put_prev_entity(cfs_rq_of(se), se);
+    }
+    void set_next_task(rq& r, task& next) override {
+        (void)r;
+        for (sched_entity& se : for_each_sched_entity(&next.se))
+            set_next_entity(cfs_rq_of(se), se);
+    }
+
+    // task_tick_fair() -> entity_tick() on every level.
+    void task_tick(rq& r, task& curr, bool queued) override {
+        (void)r;
+        for (sched_entity& se : for_each_sched_entity(&curr.se))
+            entity_tick(cfs_rq_of(se), se, queued);
+    }
+
+    // check_preempt_wakeup_fair() (check_preempt_wakeup before 6.6): may the woken (or
+    // forked, or reniced) task p preempt the running fair task?
+    void wakeup_preempt(rq& r, task& p, wake_flags flags) override {
+        task& curr_task = *r.curr;
+        sched_entity& se = curr_task.se;
+        sched_entity& pse = p.se;
+        cfs_rq& q = cfs_rq_of(se);
+        if (&se == &pse)
+            return;
+        const bool fork = has(flags, wake_flags::fork);
+        if (p_.since(6, 19) && fork)
+            return; // 6.19: fork wakeups never preempt
+        const bool scale = q.nr_queued >= p_.tun.nr_latency;
+        bool next_buddy_marked = false;
+        if (!p_.eevdf() && p_.feat(feature::next_buddy) && scale && !fork) {
+            set_next_buddy(pse);
+            next_buddy_marked = true;
+        }
+        if (r.need_resched)
+            return;
+        const bool preempt_idle = se_is_idle(se) && !se_is_idle(pse);
+        // 6.12 (faa42d29419d) tests WAKEUP_PREEMPTION before the idle-entity rule.
+        if (p_.since(6, 12) && !p_.feat(feature::wakeup_preemption))
+            return;
+        if (preempt_idle && p_.since(6, 15)) {
+            // f553741ac8c0: a preempted SCHED_IDLE entity keeps no slice protection.
+            eevdf::cancel_protect_slice(p_, se);
+        } else if (!preempt_idle) {
+            if (p.policy != sched_policy::normal || !p_.feat(feature::wakeup_preemption))
+                return;
+            update_curr(q);
+            if (p_.eevdf()) {
+                if (!eevdf_wakeup_preempts(q, pse, se))
+                    return;
+            } else {
+                if (cfs::wakeup_preempt_entity(p_, se, pse) != 1)
+                    return;
+                if (!next_buddy_marked)
+                    set_next_buddy(pse);
+            }
+        }
+        resched_curr(r);
+        if (!p_.eevdf() && se.on_rq && p_.feat(feature::last_buddy) && scale && !se_is_idle(se))
+            q.last = &se;
+    }
+
+    // update_curr_fair()
+    void update_curr(rq& r) override { update_curr(r.cfs); }
+
+    // select_task_rq_fair() stands in as the task's own CPU while it may run there (else
+    // the first CPU it may run on, as select_fallback_rq()): wakeup placement comes with
+    // the multi-CPU model.
+    int select_task_rq(task& p, int prev_cpu, wake_flags flags) override {
+        (void)flags;
+        if (p.allowed_on(prev_cpu))
+            return prev_cpu;
+        for (std::size_t c = 0; c < p.cpus_allowed.size(); ++c)
+            if (p.cpus_allowed[c])
+                return static_cast<int>(c);
+        return prev_cpu;
+    }
+
+    // balance_fair(): work to run here (newly-idle balancing comes with the multi-CPU model).
+    bool balance(rq& r, task& prev) override {
+        (void)prev;
+        return r.cfs.h_nr_queued > 0;
+    }
+
+    // migrate_task_rq_fair(): before 6.6 a waking task's vruntime leaves relative to its old
+    // queue (the enqueue with ENQUEUE_MIGRATED adds the new one's); a queued task's was made
+    // relative by its dequeue. A migrated task is no longer cache hot.
+    void migrate_task_rq(task& p, int new_cpu) override {
+        (void)new_cpu;
+        sched_entity& se = p.se;
+        if (!p_.eevdf() && p.state == task_state::sleeping && !se.on_rq)
+            se.vruntime -= cfs_rq_of(se).min_vruntime;
+        se.exec_start = 0;
+    }
+
+    // sched_fork() / task_fork_fair(): the new task's entity before wake_up_new_task()
+    // enqueues it. The launching parent is not simulated; its vruntime is taken not to be
+    // ahead of the queue. Old CFS places the child now (START_DEBIT), relative to the queue.
+    void task_fork(rq& r, task& p) override {
+        (void)r;
+        sched_entity& se = p.se;
+        cfs_rq& q = cfs_rq_of(se);
+        se.vlag = 0;
+        if (!se.custom_slice)
+            se.slice = p_.tun.base_slice;
+        se.vruntime = q.min_vruntime;
+        if (!p_.eevdf()) {
+            update_curr(q);
+            cfs::place_entity(p_, q, se, true);
+            se.vruntime -= q.min_vruntime;
+        }
+    }
+
+    // reweight_task_fair()
+    void reweight_task(rq& r, task& p, load_weight lw) override {
+        (void)r;
+        reweight_entity(cfs_rq_of(p.se), p.se, lw);
+    }
+
+    // prio_changed_fair() (5.6+): a queued task whose nice changed may preempt, or be
+    // preempted if it runs and got less important.
+    void prio_changed(rq& r, task& p, int old_nice) override {
+        if (!p.se.on_rq || r.cfs.nr_queued == 1)
+            return;
+        if (r.curr == &p) {
+            if (p.nice > old_nice)
+                resched_curr(r);
+        } else {
+            wakeup_preempt(r, p, wake_flags::none);
+        }
+    }
+
+    // switched_to_fair(): a task that joined the class may preempt, or is rescheduled.
+    void switched_to(rq& r, task& p) override {
+        if (!p.se.on_rq)
+            return;
+        if (r.curr == &p)
+            resched_curr(r);
+        else
+            wakeup_preempt(r, p, wake_flags::none);
+    }
+
+    // hrtick_start_fair(): with HRTICK, the delay after which the running task's slice
+    // ends (old CFS: sched_slice; EEVDF: se->slice). A slice already overrun asks for a
+    // reschedule instead.
+    std::optional<duration> hrtick_delay(rq& r) override {
+        if (!p_.feat(feature::hrtick) || r.cfs.curr == nullptr || r.cfs.nr_queued <= 1)
+            return std::nullopt;
+        sched_entity& se = *r.cfs.curr;
+        const duration ran = se.sum_exec_runtime - se.prev_sum_exec_runtime;
+        const duration slice =
+            p_.eevdf() ? se.slice : static_cast<duration>(cfs::sched_slice(p_, r.cfs, se));
+        if (slice - ran < 0) {
+            resched_curr(r);
+            return std::nullopt;
+        }
+        return std::max<duration>(slice - ran, 10'000); // hrtick_start(): no shorter timers
+    }
+
+    // ---- entity operations, on the queue they act on (public for tests) ----
+
+    // update_curr(): charge the running entity up to the rq clock, advance its vruntime
+    // and decide whether it must give up the CPU (6.6+: deadline reached; 6.12 adds
+    // PREEMPT_SHORT; 6.17 the protected slice).
+    void update_curr(cfs_rq& q) {
+        sched_entity* curr = q.curr;
+        if (curr == nullptr)
+            return;
+        rq& r = rq_of(q);
+        const duration delta = r.clock_task - curr->exec_start;
+        if (delta <= 0)
+            return;
+        curr->exec_start = r.clock_task;
+        curr->sum_exec_runtime += delta;
+        curr->vruntime += p_.delta_fair(static_cast<u64>(delta), *curr);
+        if (!p_.eevdf()) {
+            update_min_vruntime(q);
+            return;
+        }
+        const bool used_up = eevdf::update_deadline(p_, *curr);
+        update_min_vruntime(q);
+        if (!p_.since(6, 12)) { // 6.6-6.11: update_deadline reschedules itself
+            if (used_up && q.nr_queued > 1) {
+                resched_curr(r);
+                clear_buddies(q, *curr);
+            }
+            return;
+        }
+        if (q.nr_queued == 1)
+            return;
+        bool resched = used_up;
+        if (p_.since(6, 17))
+            resched = resched || !eevdf::protect_slice(p_, *curr);
+        else if (p_.feat(feature::preempt_short) && !eevdf::protect_slice(p_, *curr))
+            resched = resched || !entity_eligible(q, *curr); // did_preempt_short()
+        if (resched) {
+            resched_curr(r);
+            clear_buddies(q, *curr);
+        }
+    }
+
+    void enqueue_entity(cfs_rq& q, sched_entity& se, enqueue_flags flags) {
+        const bool is_curr = q.curr == &se;
+        if (p_.eevdf()) {
+            if (is_curr)
+                eevdf::place_entity(p_, q, se, flags);
+            update_curr(q);
+            if (!is_curr)
+                eevdf::place_entity(p_, q, se, flags);
+        } else {
+            // Vruntime is relative to min_vruntime unless the task slept here.
+            const bool renorm =
+                !has(flags, enqueue_flags::wakeup) || has(flags, enqueue_flags::migrated);
+            if (renorm && is_curr)
+                se.vruntime += q.min_vruntime;
+            update_curr(q);
+            if (renorm && !is_curr)
+                se.vruntime += q.min_vruntime;
+        }
+        account_entity_enqueue(q, se);
+        if (!p_.eevdf() && has(flags, enqueue_flags::wakeup))
+            cfs::place_entity(p_, q, se, false);
+        if (!is_curr)
+            timeline_insert(q, se);
+        se.on_rq = true;
+    }
+
+    // dequeue_entity(): false if the entity stays queued as delayed (6.12+).
+    bool dequeue_entity(cfs_rq& q, sched_entity& se, dequeue_flags flags) {
+        const bool sleep = has(flags, dequeue_flags::sleep);
+        const bool delayed = has(flags, dequeue_flags::delayed);
+        update_curr(q);
+        clear_buddies(q, se);
+        if (p_.eevdf()) {
+            if (!delayed) {
+                const bool delay = sleep && !has(flags, dequeue_flags::special);
+                if (p_.feat(feature::delay_dequeue) && delay && !entity_eligible(q, se)) {
+                    set_delayed(se);
+                    return false;
+                }
+            }
+            eevdf::update_entity_lag(p_, q, se);
+            if (p_.feat(feature::place_rel_deadline) && !sleep) {
+                se.deadline -= se.vruntime;
+                se.rel_deadline = true;
+            }
+        }
+        if (&se != q.curr)
+            timeline_erase(q, se);
+        se.on_rq = false;
+        account_entity_dequeue(q, se);
+        if (!p_.eevdf() && !sleep)
+            se.vruntime -= q.min_vruntime;
+        const dequeue_flags save_move = flags & (dequeue_flags::save | dequeue_flags::move);
+        if (save_move != dequeue_flags::save)
+            update_min_vruntime(q);
+        if (delayed) { // finish_delayed_dequeue_entity()
+            clear_delayed(se);
+            if (p_.feat(feature::delay_zero) && se.vlag > 0)
+                se.vlag = 0;
+        }
+        return true;
+    }
+
+    // reweight_entity(): a new weight for an entity. Off the queue (set_user_nice()
+    // dequeues with DEQUEUE_SAVE first) EEVDF keeps lag in service terms by scaling vlag
+    // (and a relative deadline, 6.12+) by old/new weight. On the queue (a group's share
+    // changing) EEVDF keeps its lag and relative deadline the same way and re-places it;
+    // old CFS keeps its vruntime.
+    void reweight_entity(cfs_rq& q, sched_entity& se, load_weight lw) {
+        if (!se.on_rq) {
+            if (p_.eevdf()) {
+                se.vlag = scale_by_weight(se.vlag, se.load.weight, lw.weight);
+                if (se.rel_deadline)
+                    se.deadline = static_cast<u64>(
+                        scale_by_weight(static_cast<s64>(se.deadline), se.load.weight, lw.weight));
+            }
+            se.load = lw;
+            return;
+        }
+        reweight_queued(q, se, lw);
+    }
+
+    void set_next_entity(cfs_rq& q, sched_entity& se) {
+        if (p_.eevdf())
+            clear_buddies(q, se);
+        if (se.on_rq) {
+            timeline_erase(q, se);
+            if (p_.eevdf()) {
+                if (p_.since(6, 17))
+                    eevdf::set_protect_slice(p_, q, se);
+                else
+                    se.vlag = static_cast<s64>(se.deadline); // run-to-parity marker
+            }
+        }
+        se.exec_start = rq_of(q).clock_task;
+        q.curr = &se;
+        se.prev_sum_exec_runtime = se.sum_exec_runtime;
+    }
+
+    void put_prev_entity(cfs_rq& q, sched_entity& prev) {
+        if (prev.on_rq) {
+            update_curr(q);
+            timeline_insert(q, prev);
+        }
+        q.curr = nullptr;
+    }
+
+private:
+    static s64 scale_by_weight(s64 v, u64 old_w, u64 new_w) {
+        return static_cast<s64>(static_cast<s128>(v) * static_cast<s128>(old_w) /
+                                static_cast<s128>(new_w));
+    }
+
+    // reweight_entity() of a queued entity (a group entity whose share changes; a task
+    // being reniced is dequeued first). Old CFS keeps vruntime. EEVDF by release:
+    // 6.6 keeps vruntime and scales the relative deadline; 6.7-6.12 (reweight_eevdf, as
+    // fixed in 6.9) keep the clamped lag: v' = V - lag * w/w', d' = V + (d - V) * w/w';
+    // 6.13+ (6d71a9c61604) save the lag and relative deadline, scale both and place the
+    // entity again (6.16, c70fc32f4443: counted out of the queue meanwhile).
+    void reweight_queued(cfs_rq& q, sched_entity& se, load_weight lw) {
+        const bool is_curr = q.curr == &se;
+        const u64 old_w = se.load.weight;
+        if (!p_.eevdf()) {
+            if (is_curr)
+                update_curr(q);
+            update_load_sub(q.load, old_w);
+            se.load = lw;
+            update_load_add(q.load, lw.weight);
+            return;
+        }
+        if (!p_.since(6, 7)) {
+            if (is_curr)
+                update_curr(q);
+            else
+                timeline_erase(q, se); // the tree is ordered by the deadline that changes
+            update_load_sub(q.load, old_w);
+            const s64 rel =
+                scale_by_weight(static_cast<s64>(se.deadline - se.vruntime), old_w, lw.weight);
+            se.deadline = se.vruntime + static_cast<u64>(rel);
+            se.load = lw;
+            update_load_add(q.load, lw.weight);
+            if (!is_curr)
+                timeline_insert(q, se);
+            return;
+        }
+        update_curr(q);
+        if (!p_.since(6, 13)) {
+            const u64 v = avg_vruntime(q);
+            if (!is_curr)
+                timeline_erase(q, se);
+            update_load_sub(q.load, old_w);
+            eevdf::update_entity_lag_at(p_, v, se);
+            const s64 vlag = scale_by_weight(se.vlag, old_w, lw.weight);
+            const s64 vslice = scale_by_weight(static_cast<s64>(se.deadline - v), old_w, lw.weight);
+            se.load = lw;
+            se.vruntime = v - static_cast<u64>(vlag);
+            se.deadline = v + static_cast<u64>(vslice);
+            update_load_add(q.load, lw.weight);
+            if (!is_curr)
+                timeline_insert(q, se);
+            update_min_vruntime(q);
+            return;
+        }
+        const bool out_of_queue = p_.since(6, 16);
+        eevdf::update_entity_lag(p_, q, se);
+        se.deadline -= se.vruntime;
+        se.rel_deadline = true;
+        if (out_of_queue)
+            --q.nr_queued;
+        if (!is_curr)
+            timeline_erase(q, se);
+        update_load_sub(q.load, old_w);
+        se.vlag = scale_by_weight(se.vlag, old_w, lw.weight);
+        se.deadline =
+            static_cast<u64>(scale_by_weight(static_cast<s64>(se.deadline), old_w, lw.weight));
+        se.load = lw;
+        if (!out_of_queue)
+            update_load_add(q.load, lw.weight);
+        eevdf::place_entity(p_, q, se, enqueue_flags::none);
+        if (out_of_queue)
+            update_load_add(q.load, lw.weight);
+        if (!is_curr)
+            timeline_insert(q, se);
+        if (out_of_queue)
+            ++q.nr_queued;
+        update_min_vruntime(q);
+    }
+
+    // dequeue_entities(): the entity and, while their queues empty, its ancestors; false if
+    // a task's entity stays queued as delayed (6.12+). A group entity leaves its parent
+    // only once its own queue has nothing left.
+    bool dequeue_entities(sched_entity& first, dequeue_flags flags) {
+        const bool task = entity_is_task(first);
+        const unsigned h_nr = task ? 1u : first.my_q->h_nr_queued;
+        const unsigned idle = task && se_is_idle(first) ? 1u : 0u;
+        sched_entity* se = &first;
+        for (; se != nullptr; se = se->parent) { // for_each_sched_entity
+            cfs_rq& q = cfs_rq_of(*se);
+            if (!dequeue_entity(q, *se, flags)) {
+                if (task && se == &first)
+                    return false;
+                break;
+            }
+            q.h_nr_queued -= h_nr;
+            q.h_nr_idle -= idle;
+            if (q.load.weight != 0) { // the group keeps other entities: it stays queued
+                se = se->parent;
+                break;
+            }
+            // The levels above are left as by a sleep, keeping only SAVE and MOVE.
+            flags = (flags & (dequeue_flags::save | dequeue_flags::move)) | dequeue_flags::sleep;
+        }
+        for (sched_entity& e : for_each_sched_entity(se)) {
+            cfs_rq_of(e).h_nr_queued -= h_nr;
+            cfs_rq_of(e).h_nr_idle -= idle;
+        }
+        return true;
+    }
+
+    // entity_tick(): EEVDF decides in update_curr; old CFS also runs check_preempt_tick
+    // when more than one entity is queued. The HRTICK expiry (queued) reschedules outright.
+    void entity_tick(cfs_rq& q, sched_entity& curr, bool queued) {
+        update_curr(q);
+        if (queued) {
+            resched_curr(rq_of(q));
+            return;
+        }
+        if (!p_.eevdf() && q.nr_queued > 1 && cfs::check_preempt_tick(p_, q, curr))
+            resched_curr(rq_of(q));
+    }
+
+    // set_delayed() / clear_delayed() (6.12+): counted on every level above.
+    static void set_delayed(sched_entity& se) {
+        se.sched_delayed = true;
+        for (sched_entity& e : for_each_sched_entity(&se))
+            ++cfs_rq_of(e).h_nr_delayed;
+    }
+    static void clear_delayed(sched_entity& se) {
+        se.sched_delayed = false;
+        for (sched_entity& e : for_each_sched_entity(&se))
+            --cfs_rq_of(e).h_nr_delayed;
+    }
+
+    void clear_buddies(cfs_rq& q, const sched_entity& se) const {
+        if (p_.eevdf()) {
+            if (q.next == &se)
+                q.next = nullptr;
+        } else {
+            cfs::clear_buddies(q, se);
+        }
+    }
+
+    // set_next_buddy(): on every level, unless an idle entity is on the way.
+    static void set_next_buddy(sched_entity& se) {
+        for (sched_entity& e : for_each_sched_entity(&se)) {
+            if (se_is_idle(e))
+                return;
+            cfs_rq_of(e).next = &e;
+        }
+    }
+
+    // The EEVDF wakeup decision: would pick_eevdf() choose the wakee now?
+    bool eevdf_wakeup_preempts(cfs_rq& q, sched_entity& pse, sched_entity& se) {
+        if (p_.since(6, 17)) {
+            const bool shorter = p_.feat(feature::preempt_short) && pse.slice < se.slice;
+            if (eevdf::pick_eevdf(p_, q, !shorter) == &pse) {
+                if (shorter)
+                    eevdf::cancel_protect_slice(p_, se);
+                return true;
+            }
+            // 6.17-6.18 shrink the protection for a shorter-slice wakee, 6.19 for any.
+            if (p_.feat(feature::run_to_parity) && (shorter || p_.since(6, 19)))
+                eevdf::update_protect_slice(p_, q, se);
+            return false;
+        }
+        if (p_.since(6, 12) && eevdf::do_preempt_short(p_, q, pse, se))
+            eevdf::cancel_protect_slice(p_, se);
+        return eevdf::pick_eevdf(p_, q) == &pse;
+    }
+
+    // pick_next_entity(): buddies first, then the policy's pick. A delayed entity that
+    // gets picked is dequeued for real and the pick starts over (nullptr).
+    sched_entity* pick_next_entity(cfs_rq& q, sched_entity* curr) {
+        if (!p_.eevdf()) {
+            sched_entity* se = cfs::pick_next_entity(p_, q, curr);
+            cfs::clear_buddies(q, *se);
+            return se;
+        }
+        const feature buddy = p_.since(6, 12) ? feature::pick_buddy : feature::next_buddy;
+        sched_entity* se = nullptr;
+        if (p_.feat(buddy) && q.next != nullptr && entity_eligible(q, *q.next))
+            se = q.next;
+        else
+            se = eevdf::pick_eevdf(p_, q);
+        if (se->sched_delayed) {
+            dequeue_entities(*se, dequeue_flags::sleep | dequeue_flags::delayed);
+            return nullptr;
+        }
+        return se;
+    }
+
+    // requeue_delayed_entity() (6.12+): the task woke while still queued.
+    void requeue_delayed_entity(sched_entity& se) {
+        cfs_rq& q = cfs_rq_of(se);
+        if (p_.feat(feature::delay_zero)) {
+            eevdf::update_entity_lag(p_, q, se);
+            if (se.vlag > 0) {
+                --q.nr_queued;
+                if (&se != q.curr)
+                    timeline_erase(q, se);
+                se.vlag = 0;
+                eevdf::place_entity(p_, q, se, enqueue_flags::none);
+                if (&se != q.curr)
+                    timeline_insert(q, se);
+                ++q.nr_queued;
+            }
+        }
+        clear_delayed(se);
+    }
+
+    fair_params p_;
+};
+
+} // namespace libsched

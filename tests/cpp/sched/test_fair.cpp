@@ -1,0 +1,376 @@
+// sched/fair.hpp: task-level sequences of the fair class on one rq. DELAY_DEQUEUE (6.12+)
+// keeps an ineligible sleeper queued until a pick reaches it; reweighting keeps lag in
+// service terms, on and off the queue, as each release does.
+#include <catch2/catch.hpp>
+#include <libsched/sched/fair.hpp>
+#include <optional>
+
+using namespace libsched;
+
+namespace {
+
+constexpr duration ms = nsec_per_msec;
+
+// One CPU's rq and its fair class, driven as the core scheduler drives them.
+struct fair_cpu {
+    explicit fair_cpu(const fair_params& p) : fc(p), r(0, fc.params()) {}
+    // sched_fork() + wake_up_new_task()
+    void fork(task& t, bool idle = false) {
+        t.sched_class = &fc;
+        t.se.cfs_rq = &r.cfs;
+        t.se.idle = idle;
+        t.se.load = task_load_weight(t.nice, idle);
+        t.state = task_state::runnable;
+        fc.task_fork(r, t);
+        fc.enqueue_task(r, t,
+                        fc.params().since(6, 12) ? enqueue_flags::initial : enqueue_flags::none);
+    }
+    // __schedule()'s pick and switch.
+    task& switch_to_next() {
+        task* next = fc.pick_next_task(r, *r.curr);
+        r.curr = next != nullptr ? next : &r.idle;
+        return *r.curr;
+    }
+    fair_sched_class fc;
+    rq r;
+};
+
+// Two nice-0 tasks forked at time 0 on a 1-CPU machine at HZ 250 (slice 0.75 ms, so the
+// lag limit is max(2 x 0.75 ms, TICK_NSEC 4 ms) = 4 ms). Both start at the same vruntime.
+struct two_tasks {
+    explicit two_tasks(kernel_version v, bool delay_zero = true)
+        : cpu(make_params(v, delay_zero)), r(cpu.r), fc(cpu.fc) {
+        a.pid = 1;
+        b.pid = 2;
+        cpu.fork(a);
+        cpu.fork(b);
+    }
+    static fair_params make_params(kernel_version v, bool delay_zero) {
+        fair_params p(v, default_tunables(v, 1, 250));
+        p.feat.set(feature::delay_zero, delay_zero && feature_exists(feature::delay_zero, v));
+        return p;
+    }
+    // Picks the first task to run and lets it run for `ran`.
+    task& run_first(duration ran) {
+        task& t = cpu.switch_to_next();
+        r.clock_task += ran;
+        fc.update_curr(r);
+        return t;
+    }
+    task& other(const task& t) { return &t == &a ? b : a; }
+
+    fair_cpu cpu;
+    rq& r;
+    fair_sched_class& fc;
+    task a, b;
+};
+
+} // namespace
+
+TEST_CASE("both new tasks start at the same vruntime") {
+    two_tasks s({6, 12});
+    CHECK(s.a.se.vruntime == s.b.se.vruntime);
+    CHECK(s.r.cfs.nr_queued == 2);
+}
+
+TEST_CASE("6.12 DELAY_DEQUEUE: an ineligible sleeper stays queued until picked") {
+    two_tasks s({6, 12});
+    task& x = s.run_first(10 * ms); // 10 ms ahead of the other: ineligible
+    task& y = s.other(x);
+    REQUIRE_FALSE(entity_eligible(s.r.cfs, x.se));
+
+    x.state = task_state::sleeping;
+    CHECK_FALSE(s.fc.dequeue_task(s.r, x, dequeue_flags::sleep));
+    CHECK(x.se.on_rq);
+    CHECK(x.se.sched_delayed);
+    CHECK(s.r.cfs.h_nr_delayed == 1);
+    CHECK(s.r.cfs.nr_queued == 2);
+    CHECK(s.r.cfs.load.weight == 2 * nice_0_load); // still counts in the load
+
+    // The next pick is the other task; x waits in the tree.
+    CHECK(s.fc.pick_next_task(s.r, x) == &y);
+    s.r.curr = &y;
+    CHECK(x.se.sched_delayed);
+
+    // y runs 30 ms: V = midpoint of 10 and 30 ms, so x is eligible with lag +10 ms. The
+    // pick reaches x, finishes its dequeue and picks again: y, the only one left.
+    s.r.clock_task += 30 * ms;
+    CHECK(s.fc.pick_next_task(s.r, y) == &y);
+    CHECK_FALSE(x.se.on_rq);
+    CHECK_FALSE(x.se.sched_delayed);
+    CHECK(s.r.cfs.h_nr_delayed == 0);
+    CHECK(s.r.cfs.nr_queued == 1);
+    CHECK(s.r.cfs.load.weight == nice_0_load);
+    CHECK(x.se.vlag == 0); // DELAY_ZERO: a positive lag is dropped
+}
+
+TEST_CASE("6.12 without DELAY_ZERO the finished dequeue keeps the clamped lag") {
+    two_tasks s({6, 12}, false);
+    task& x = s.run_first(10 * ms);
+    task& y = s.other(x);
+    x.state = task_state::sleeping;
+    REQUIRE_FALSE(s.fc.dequeue_task(s.r, x, dequeue_flags::sleep));
+    REQUIRE(s.fc.pick_next_task(s.r, x) == &y);
+    s.r.curr = &y;
+    s.r.clock_task += 30 * ms;
+    REQUIRE(s.fc.pick_next_task(s.r, y) == &y);
+    CHECK(x.se.vlag == 4 * ms); // +10 ms clamped to 4 ms
+}
+
+TEST_CASE("6.12: waking a delayed task requeues it where it was") {
+    two_tasks s({6, 12});
+    task& x = s.run_first(10 * ms);
+    x.state = task_state::sleeping;
+    REQUIRE_FALSE(s.fc.dequeue_task(s.r, x, dequeue_flags::sleep));
+    const u64 vruntime = x.se.vruntime;
+    const u64 deadline = x.se.deadline;
+    x.state = task_state::runnable;
+    s.fc.enqueue_task(s.r, x, enqueue_flags::delayed);
+    CHECK_FALSE(x.se.sched_delayed);
+    CHECK(x.se.on_rq);
+    CHECK(s.r.cfs.h_nr_delayed == 0);
+    CHECK(s.r.cfs.nr_queued == 2);
+    // Negative lag: DELAY_ZERO leaves it alone, so vruntime and deadline stay.
+    CHECK(x.se.vruntime == vruntime);
+    CHECK(x.se.deadline == deadline);
+}
+
+TEST_CASE("6.12: an eligible sleeper leaves the queue at once") {
+    two_tasks s({6, 12});
+    task& x = s.run_first(0); // no runtime: lag 0, eligible
+    REQUIRE(entity_eligible(s.r.cfs, x.se));
+    x.state = task_state::sleeping;
+    CHECK(s.fc.dequeue_task(s.r, x, dequeue_flags::sleep));
+    CHECK_FALSE(x.se.on_rq);
+    CHECK(s.r.cfs.h_nr_delayed == 0);
+    CHECK(s.r.cfs.nr_queued == 1);
+}
+
+TEST_CASE("6.6 has no DELAY_DEQUEUE: an ineligible sleeper leaves with its negative lag") {
+    two_tasks s({6, 6});
+    task& x = s.run_first(10 * ms);
+    REQUIRE_FALSE(entity_eligible(s.r.cfs, x.se));
+    x.state = task_state::sleeping;
+    CHECK(s.fc.dequeue_task(s.r, x, dequeue_flags::sleep));
+    CHECK_FALSE(x.se.on_rq);
+    CHECK(s.r.cfs.h_nr_delayed == 0);
+    CHECK(x.se.vlag == -4 * ms); // V - v = -5 ms, clamped to 4 ms
+}
+
+TEST_CASE("a dying task is dequeued at once even when ineligible (DEQUEUE_SPECIAL)") {
+    two_tasks s({6, 12});
+    task& x = s.run_first(10 * ms);
+    x.state = task_state::dead;
+    CHECK(s.fc.dequeue_task(s.r, x, dequeue_flags::sleep | dequeue_flags::special));
+    CHECK_FALSE(x.se.on_rq);
+}
+
+TEST_CASE("reweighting an off-queue entity scales its lag by old / new weight") {
+    fair_cpu cpu(fair_params({6, 12}, default_tunables({6, 12}, 1, 250)));
+    sched_entity se;
+    se.load = task_load_weight(0, false);
+    se.vlag = 1000;
+    cpu.fc.reweight_entity(cpu.r.cfs, se, task_load_weight(5, false));
+    CHECK(se.vlag == 3056); // 1000 * 1024 / 335 = 3056.7, truncated
+    CHECK(se.load.weight == scale_load(335));
+    cpu.fc.reweight_entity(cpu.r.cfs, se, task_load_weight(0, false));
+    CHECK(se.vlag == 999); // 3056 * 335 / 1024 = 999.7
+}
+
+TEST_CASE("PREEMPT_SHORT: a wakee with a shorter slice cuts the running task's protection") {
+    // 8 online CPUs at HZ 1000: base slice 3 ms (6.12) or 2.8 ms (6.18). The hog was forked
+    // with half a slice (ENQUEUE_INITIAL) and has run 0.5 ms: it is protected (RUN_TO_PARITY)
+    // and its deadline is 1.5 ms (1.4 ms) after its start. A fresh wakee is placed at V,
+    // which is the hog's vruntime: both are eligible.
+    for (const kernel_version v : {kernel_version{6, 12}, kernel_version{6, 18}}) {
+        const auto preempts = [&](std::optional<duration> wakee_slice) {
+            fair_cpu cpu(fair_params(v, default_tunables(v, 8, 1000)));
+            rq& r = cpu.r;
+            task hog, wakee;
+            hog.pid = 1;
+            wakee.pid = 2;
+            cpu.fork(hog);
+            REQUIRE(&cpu.switch_to_next() == &hog);
+            r.clock_task += ms / 2;
+            cpu.fc.update_curr(r);
+            if (wakee_slice) {
+                wakee.se.custom_slice = true;
+                wakee.se.slice = *wakee_slice;
+            }
+            wakee.sched_class = &cpu.fc;
+            wakee.se.cfs_rq = &r.cfs;
+            wakee.se.load = task_load_weight(0, false);
+            wakee.state = task_state::runnable;
+            cpu.fc.enqueue_task(r, wakee, enqueue_flags::wakeup);
+            cpu.fc.wakeup_preempt(r, wakee, wake_flags::none);
+            return r.need_resched;
+        };
+        INFO(v.str());
+        // Equal slices: the wakee's deadline (V + one slice) is after the hog's.
+        CHECK_FALSE(preempts(std::nullopt));
+        // A 0.4 ms slice: deadline V + 0.4 ms, before the hog's; PREEMPT_SHORT lets it in.
+        CHECK(preempts(400'000));
+    }
+}
+
+TEST_CASE("6.15+: a SCHED_IDLE task preempted by a normal wakee keeps no protection") {
+    // f553741ac8c0: before it, the idle task was rescheduled but stayed protected
+    // (RUN_TO_PARITY), so the pick returned it again and the wakee waited.
+    for (const auto& [v, wakee_runs] :
+         {std::pair{kernel_version{6, 12}, false}, std::pair{kernel_version{6, 15}, true},
+          std::pair{kernel_version{6, 18}, true}}) {
+        fair_cpu cpu(fair_params(v, default_tunables(v, 8, 1000)));
+        rq& r = cpu.r;
+        task idle, normal;
+        idle.pid = 1;
+        normal.pid = 2;
+        idle.policy = sched_policy::idle;
+        cpu.fork(idle, true);
+        cpu.switch_to_next();
+        r.clock_task += ms / 10;
+        cpu.fc.update_curr(r);
+        normal.sched_class = &cpu.fc;
+        normal.se.cfs_rq = &r.cfs;
+        normal.se.load = task_load_weight(0, false);
+        normal.state = task_state::runnable;
+        cpu.fc.enqueue_task(r, normal, enqueue_flags::wakeup);
+        cpu.fc.wakeup_preempt(r, normal, wake_flags::none);
+        INFO(v.str());
+        REQUIRE(r.need_resched); // a non-idle wakee always asks
+        CHECK((cpu.fc.pick_next_task(r, idle) == &normal) == wakee_runs);
+    }
+}
+
+TEST_CASE("6.12 renice of a delayed task: it stays queued and delayed") {
+    two_tasks s({6, 12});
+    task& x = s.run_first(10 * ms);
+    x.state = task_state::sleeping;
+    REQUIRE_FALSE(s.fc.dequeue_task(s.r, x, dequeue_flags::sleep)); // delayed
+    const u64 load_before = s.r.cfs.load.weight;
+    // set_user_nice(): dequeue SAVE, reweight, enqueue RESTORE.
+    s.fc.dequeue_task(s.r, x, dequeue_flags::save);
+    s.fc.reweight_task(s.r, x, task_load_weight(5, false));
+    s.fc.enqueue_task(s.r, x, enqueue_flags::restore);
+    CHECK(x.se.on_rq);
+    CHECK(x.se.sched_delayed);
+    CHECK(s.r.cfs.h_nr_delayed == 1);
+    CHECK(s.r.cfs.load.weight ==
+          load_before - task_load_weight(0, false).weight + task_load_weight(5, false).weight);
+}
+
+TEST_CASE("prio_changed_fair: a lone task's renice asks for nothing") {
+    const kernel_version v{5, 15};
+    fair_cpu cpu(fair_params(v, default_tunables(v, 1, 250)));
+    task t;
+    t.pid = 1;
+    cpu.fork(t);
+    cpu.switch_to_next();
+    cpu.r.need_resched = false;
+    t.nice = 5; // less important while running
+    cpu.fc.prio_changed(cpu.r, t, 0);
+    CHECK_FALSE(cpu.r.need_resched);
+}
+
+TEST_CASE("reweighting a queued entity keeps its lag in service terms (6.7+); 6.6 keeps vruntime") {
+    // Three nice-0 tasks; the first runs 3 ms so the other two have positive lag. Then one
+    // of the waiting ones goes from weight 1024 to 335 (nice 5) while queued, as a group
+    // entity does when its share changes.
+    for (const kernel_version v :
+         {kernel_version{6, 6}, kernel_version{6, 8}, kernel_version{6, 12}, kernel_version{6, 15},
+          kernel_version{6, 18}}) {
+        INFO(v.str());
+        fair_cpu cpu(fair_params(v, default_tunables(v, 1, 250)));
+        task a, b, c;
+        a.pid = 1;
+        b.pid = 2;
+        c.pid = 3;
+        cpu.fork(a);
+        cpu.fork(b);
+        cpu.fork(c);
+        task& running = cpu.switch_to_next();
+        cpu.r.clock_task += 3 * ms;
+        cpu.fc.update_curr(cpu.r);
+        task& w = &running == &a ? b : a;
+        sched_entity& se = w.se;
+        REQUIRE(se.on_rq);
+        cfs_rq& q = cpu.r.cfs;
+        const u64 v_before = avg_vruntime(q);
+        const s64 lag_before = static_cast<s64>(v_before - se.vruntime);
+        REQUIRE(lag_before > 0);
+        const u64 vruntime_before = se.vruntime;
+        const s64 rel_deadline_before = static_cast<s64>(se.deadline - se.vruntime);
+
+        const load_weight lw = task_load_weight(5, false);
+        cpu.fc.reweight_entity(q, se, lw);
+        CHECK(se.load.weight == lw.weight);
+        CHECK(q.tasks_timeline.verify());
+        CHECK(q.load.weight == 2 * nice_0_load + lw.weight);
+        CHECK(q.nr_queued == 3);
+        const u64 v_after = avg_vruntime(q);
+        const s64 lag_after = static_cast<s64>(v_after - se.vruntime);
+        if (v == kernel_version{6, 6}) {
+            CHECK(se.vruntime == vruntime_before);
+            CHECK(static_cast<s64>(se.deadline - se.vruntime) == rel_deadline_before * 1024 / 335);
+        } else {
+            // w * lag is what the entity is owed in real time; it survives the change, up
+            // to the integer rounding of V and of the division.
+            const s64 service_before = lag_before * 1024;
+            const s64 service_after = lag_after * 335;
+            CHECK(std::abs(service_after - service_before) <= 4 * 1024);
+            CHECK(std::abs(static_cast<s64>(v_after - v_before)) <= 2);
+        }
+    }
+}
+
+TEST_CASE("switched_to_fair: a queued task that joins the class may preempt") {
+    fair_cpu cpu(fair_params({6, 12}, default_tunables({6, 12}, 1, 250)));
+    task a, b;
+    a.pid = 1;
+    b.pid = 2;
+    cpu.fork(a);
+    cpu.fork(b);
+    task& running = cpu.switch_to_next();
+    cpu.r.clock_task += 10 * ms; // far past its deadline: the other one is owed time
+    cpu.fc.update_curr(cpu.r);
+    cpu.r.need_resched = false;
+    cpu.fc.switched_to(cpu.r, &running == &a ? b : a);
+    CHECK(cpu.r.need_resched);
+    cpu.r.need_resched = false;
+    cpu.fc.switched_to(cpu.r, running); // the running one is rescheduled
+    CHECK(cpu.r.need_resched);
+}
+
+TEST_CASE("select_task_rq_fair stays on the task's CPU while allowed, else its first CPU") {
+    fair_cpu cpu(fair_params({6, 12}, default_tunables({6, 12}, 2, 250)));
+    task t;
+    CHECK(cpu.fc.select_task_rq(t, 1, wake_flags::none) == 1);
+    t.cpus_allowed = {true, false};
+    CHECK(cpu.fc.select_task_rq(t, 1, wake_flags::none) == 0);
+    CHECK(cpu.fc.select_task_rq(t, 0, wake_flags::none) == 0);
+}
+
+TEST_CASE("balance_fair: the class has work exactly when it has queued tasks") {
+    fair_cpu cpu(fair_params({6, 12}, default_tunables({6, 12}, 1, 250)));
+    CHECK_FALSE(cpu.fc.balance(cpu.r, cpu.r.idle));
+    task t;
+    t.pid = 1;
+    cpu.fork(t);
+    CHECK(cpu.fc.balance(cpu.r, cpu.r.idle));
+}
+
+TEST_CASE("the hierarchical counters follow enqueue, delayed dequeue and the final dequeue") {
+    two_tasks s({6, 12});
+    CHECK(s.r.cfs.h_nr_queued == 2);
+    task& x = s.run_first(10 * ms);
+    x.state = task_state::sleeping;
+    REQUIRE_FALSE(s.fc.dequeue_task(s.r, x, dequeue_flags::sleep));
+    CHECK(s.r.cfs.h_nr_queued == 2); // a delayed task still counts
+    CHECK(s.r.cfs.h_nr_delayed == 1);
+    REQUIRE(s.fc.pick_next_task(s.r, x) == &s.other(x));
+    s.r.curr = &s.other(x);
+    s.r.clock_task += 30 * ms;
+    s.fc.pick_next_task(s.r, s.other(x)); // reaches x and finishes its dequeue
+    CHECK(s.r.cfs.h_nr_queued == 1);
+    CHECK(s.r.cfs.h_nr_delayed == 0);
+    CHECK(s.r.cfs.h_nr_queued == s.r.cfs.nr_queued);
+}
