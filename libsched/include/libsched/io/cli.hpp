@@ -91,9 +91,9 @@ struct run_command {
 
 // One CSV line per scheduling event, the kernel's tracepoint names in the event column.
 inline trace_sink csv_trace(std::ostream& csv) {
-    csv << "time_ns,cpu,event,pid,comm,prev_state,next_pid,next_comm\n";
+    csv << "repetition,time_ns,cpu,event,pid,comm,prev_state,next_pid,next_comm\n";
     return [&csv](const trace_event& e) {
-        csv << e.time << ',' << e.cpu << ',' << trace_name(e.kind) << ',' << e.pid << ',' << e.comm
+        csv << e.repetition << ',' << e.time << ',' << e.cpu << ',' << trace_name(e.kind) << ',' << e.pid << ',' << e.comm
             << ',';
         if (e.kind == trace_kind::sched_switch)
             csv << e.prev_state << ',' << e.next_pid << ',' << e.next_comm;
@@ -318,7 +318,7 @@ inline int run_cli(const std::vector<std::string>& args, std::ostream& out, std:
                             "Run as this kernel release instead of the file's (e.g. 5.15, 6.12)");
         run_app->add_option("--hz", run.hz, "Run at this CONFIG_HZ instead of the file's");
         run_app->add_option("--trace", run.trace,
-                            "Write the first repetition's scheduling events to this CSV file "
+                            "Write every repetition's scheduling events to this CSV file "
                             "(one scenario only)");
 
         std::vector<std::string> replay_paths;

@@ -59,6 +59,7 @@ inline nlohmann::json task_json(const task_result& t) {
         {"window_nivcsw", t.window_nivcsw},
         {"nr_migrations", t.nr_migrations},
         {"wakeup_latency", latency_json(stats::summarize(t.wakeup_latency))},
+        {"lateness", latency_json(stats::summarize(t.lateness))},
         {"started", t.started},
         {"exited", t.exited < 0 ? nlohmann::json(nullptr) : nlohmann::json(t.exited)},
     };

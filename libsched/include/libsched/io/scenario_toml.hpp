@@ -66,10 +66,22 @@ inline behaviour_spec read_behaviour(const toml::node& n, const std::string& fie
     switch (b.type) {
     case kind::burner:
         break;
-    case kind::periodic:
+    case kind::periodic: {
         b.run = read_duration(t.take_required("run"), t.field("run"));
-        b.sleep = read_duration(t.take_required("sleep"), t.field("sleep"));
+        const toml::node* sleep = t.take("sleep");
+        const toml::node* period = t.take("period");
+        if ((sleep == nullptr) == (period == nullptr))
+            throw scenario_error(t.field(sleep == nullptr ? "sleep" : "period"),
+                                 sleep == nullptr ? "missing: a periodic task needs a sleep or "
+                                                    "a period"
+                                                  : "a periodic task has a sleep or a period, "
+                                                    "not both");
+        if (sleep != nullptr)
+            b.sleep = read_duration(*sleep, t.field("sleep"));
+        else
+            b.period = read_duration(*period, t.field("period"));
         break;
+    }
     case kind::random:
         b.run_dist = read_distribution(t.take_required("run"), t.field("run"), lines);
         b.sleep_dist = read_distribution(t.take_required("sleep"), t.field("sleep"), lines);

@@ -7,6 +7,7 @@
 #include <libsched/scenario/scenario.hpp>
 #include <libsched/sched/core.hpp>
 #include <libsched/sched/cputime.hpp>
+#include <optional>
 #include <vector>
 
 namespace libsched {
@@ -31,13 +32,25 @@ public:
         records_.emplace_back();
     }
 
-    // The task was woken: its wakeup latency runs until it next gets a CPU.
-    void woke(const task& t) { rec(t).wake_time = sim_.now(); }
+    // The task was woken: its wakeup latency runs until it next gets a CPU; a task that
+    // was due at `due` (an absolute timer) also has that lateness measured. Only wakeups
+    // inside the window count.
+    void woke(const task& t, std::optional<sim_time> due = std::nullopt) {
+        record& rc = rec(t);
+        const sim_time now = sim_.now();
+        const bool in_window = now >= window_start_ && now < window_stop_;
+        rc.wake_time = in_window ? now : -1;
+        rc.due = in_window && due ? *due : -1;
+    }
     void switched_in(const task& t) {
         record& rc = rec(t);
         if (rc.wake_time >= 0) {
             rc.latencies.push_back(sim_.now() - rc.wake_time);
             rc.wake_time = -1;
+        }
+        if (rc.due >= 0) {
+            rc.lateness.push_back(sim_.now() - rc.due);
+            rc.due = -1;
         }
     }
     // The process reads getrusage(RUSAGE_SELF) and exits.
@@ -80,6 +93,7 @@ public:
         tr.window_nivcsw = rc.at_end.nivcsw - rc.at_start.nivcsw;
         tr.nr_migrations = t.se.nr_migrations;
         tr.wakeup_latency = std::move(rc.latencies);
+        tr.lateness = std::move(rc.lateness);
         tr.exited = rc.exited;
         return tr;
     }
@@ -105,7 +119,9 @@ private:
     };
     struct record {
         sim_time wake_time = -1; // pending wakeup-latency measurement
+        sim_time due = -1;       // pending lateness measurement: when the wakeup was due
         std::vector<duration> latencies;
+        std::vector<duration> lateness;
         snapshot at_start, at_end;
         std::int64_t ru_utime_us = 0, ru_stime_us = 0;
         sim_time exited = -1;

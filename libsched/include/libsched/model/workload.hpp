@@ -51,6 +51,11 @@ public:
         }
     }
 
+    // The period of a periodic task on an absolute timer, else nothing.
+    std::optional<duration> period() const {
+        return spec_.type == behaviour_spec::kind::periodic ? spec_.period : std::nullopt;
+    }
+
     duration next_sleep(des::random_source& rng) const {
         switch (spec_.type) {
         case behaviour_spec::kind::periodic:
@@ -88,6 +93,7 @@ public:
         const std::uint64_t idx = programs_.size();
         auto pg = std::make_unique<program>(sim_, this, idx, t, spec.behaviour);
         pg->start = start;
+        pg->release = start;
         if (spec.lifetime)
             pg->end_of_life = start + *spec.lifetime;
         if (spec.exit_at)
@@ -155,21 +161,32 @@ private:
     }
 
     void on_wakeup(std::uint64_t idx) {
-        task& t = programs_[idx]->t;
-        obs_.woke(t);
-        core_.try_to_wake_up(t);
+        program& pg = *programs_[idx];
+        if (pg.what.period())
+            obs_.woke(pg.t, pg.release);
+        else
+            obs_.woke(pg.t);
+        core_.try_to_wake_up(pg.t);
     }
 
-    // The running task used up its CPU burst: it sleeps (a voluntary switch), or runs
-    // its next burst at once.
+    // The burst timer expired: the burst ends once the task has had its budget of CPU
+    // time (the timer runs in wall time, which includes the IRQ time taken out of the
+    // task's clock, so it may have to run on a little). Then the task sleeps (a voluntary
+    // switch) or, with nothing to sleep, runs its next burst at once.
     void on_burst_done(std::uint64_t idx) {
         program& pg = *programs_[idx];
         task& t = pg.t;
         rq& r = core_.task_rq(t);
         core_.update_curr(r);
-        const duration sleep = pg.what.next_sleep(sim_.rng());
-        pg.budget = pg.what.next_burst(sim_.rng());
+        const duration ran = t.se.sum_exec_runtime - pg.runtime_at_switch_in;
         pg.runtime_at_switch_in = t.se.sum_exec_runtime;
+        if (ran < pg.budget) {
+            pg.budget -= ran;
+            arm_burst(pg);
+            return;
+        }
+        const duration sleep = next_sleep(pg);
+        pg.budget = pg.what.next_burst(sim_.rng());
         if (sleep <= 0) {
             arm_burst(pg);
             core_.maybe_resched(r);
@@ -178,6 +195,20 @@ private:
         t.state = task_state::sleeping;
         pg.sleep.start_in(sleep);
         core_.schedule(t);
+    }
+
+    // The sleep after a burst. On an absolute timer the next release is the next point of
+    // the grid start + k * period not yet passed, as clock_nanosleep(TIMER_ABSTIME) sleeps
+    // until it (a point already reached returns at once, and missed ones are skipped).
+    duration next_sleep(program& pg) {
+        const std::optional<duration> period = pg.what.period();
+        if (!period)
+            return pg.what.next_sleep(sim_.rng());
+        const sim_time now = sim_.now();
+        pg.release += *period;
+        if (pg.release < now)
+            pg.release += (now - pg.release + *period - 1) / *period * *period;
+        return pg.release - now;
     }
 
     // setpriority(): clamped to [-20, 19], then set_user_nice().
@@ -209,6 +240,7 @@ private:
         duration budget = unlimited; // CPU time left in the current burst
         duration runtime_at_switch_in = 0;
         bool exit_pending = false;
+        sim_time release = 0; // absolute-timer period: when the current burst was due
         burst_timer burst;
         sleep_timer sleep;
     };

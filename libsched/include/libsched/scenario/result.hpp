@@ -37,8 +37,11 @@ struct task_result {
     std::uint64_t window_nivcsw = 0;
     std::uint64_t nr_migrations = 0;
 
-    // Wakeup latency: wake (enqueue) -> first run, one entry per wakeup, ns.
+    // Wakeup latency: wake (enqueue) -> first run, one entry per wakeup in the window, ns.
     std::vector<duration> wakeup_latency;
+    // Lateness of a task on an absolute timer: first run after a wakeup minus the time it
+    // was due, one entry per wakeup in the window, ns (cyclictest's latency).
+    std::vector<duration> lateness;
 
     sim_time started = 0;
     sim_time exited = -1; // -1: still alive at the end

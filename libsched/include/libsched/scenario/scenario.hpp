@@ -24,7 +24,7 @@ struct distribution {
 struct behaviour_spec {
     enum class kind {
         burner,   // always runnable
-        periodic, // run `run` ns of CPU, then sleep `sleep` ns, repeat
+        periodic, // run `run` ns of CPU, then sleep `sleep` ns (or until the next period), repeat
         random,   // run and sleep drawn from run_dist / sleep_dist
     };
     kind type = kind::burner;
@@ -32,6 +32,9 @@ struct behaviour_spec {
     duration sleep = 0;
     distribution run_dist;
     distribution sleep_dist;
+    // periodic on an absolute timer (clock_nanosleep(TIMER_ABSTIME)): each burst starts at
+    // start + k * period; unset: a relative `sleep` after each burst.
+    std::optional<duration> period;
 };
 
 struct renice_spec {

@@ -234,6 +234,8 @@ inline void check_behaviour(const std::string& field, const behaviour_spec& b) {
             fail(field + ".run", format_duration(b.run) + " is not positive");
         if (b.sleep < 0)
             fail(field + ".sleep", format_duration(b.sleep) + " is negative");
+        if (b.period && *b.period <= 0)
+            fail(field + ".period", format_duration(*b.period) + " is not positive");
         break;
     case kind::random:
         check_distribution(field + ".run", b.run_dist, true);
