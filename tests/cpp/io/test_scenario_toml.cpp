@@ -296,6 +296,7 @@ TEST_CASE("load_scenario reports missing files and directories by name") {
     }
     CHECK_THROWS_WITH(load_scenario(std::filesystem::temp_directory_path()),
                       Catch::Contains("is a directory"));
+    CHECK_THROWS_WITH(load_scenario(""), "\"\" is an empty path, not a scenario file");
 
     const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
     const auto file =

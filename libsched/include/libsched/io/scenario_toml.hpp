@@ -283,6 +283,8 @@ inline scenario parse_scenario(std::string_view toml_text, const std::string& or
 
 inline scenario load_scenario(const std::filesystem::path& path) {
     const std::string origin = path.string();
+    if (path.empty())
+        throw scenario_error({}, "\"\" is an empty path, not a scenario file");
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
         throw scenario_error({}, "is a directory, not a scenario file", origin);
