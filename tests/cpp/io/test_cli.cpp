@@ -131,6 +131,23 @@ TEST_CASE("the version and help flags succeed") {
     CHECK(contains(h.out, "--json"));
 }
 
+TEST_CASE("features and check give a feature's releases and the modelled range alike") {
+    const std::string releases = feature_releases(info(feature::run_to_parity));
+    CHECK(releases == "6.6 and later");
+    CHECK(feature_releases(info(feature::start_debit)) == "5.0 to 6.5");
+    const std::regex row("run_to_parity +RUN_TO_PARITY +" + releases + " +on\\b");
+    CHECK(std::regex_search(cli({"features"}).out, row));
+
+    const temp_file absent("libsched-cli-absent.toml",
+                           "[machine]\nkernel = \"5.15\"\n[machine.features]\n"
+                           "run_to_parity = true\n[[tasks]]\nname = \"a\"\n");
+    CHECK(contains(cli({"check", absent.path()}).err, "(only in " + releases + ")"));
+
+    const auto old = cli({"features", "--kernel", "4.19"});
+    CHECK(old.status == 2);
+    CHECK(old.err == "libsched: --kernel: " + *unmodelled_release({4, 19}) + "\n");
+}
+
 TEST_CASE("features lists a release's flags") {
     const auto eevdf = cli({"features", "--kernel", "6.8"});
     CHECK(eevdf.status == 0);

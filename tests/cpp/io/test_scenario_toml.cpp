@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <libsched/io/scenario_toml.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -325,6 +326,25 @@ TEST_CASE("every bundled scenario parses and validates") {
     CHECK(files >= 7);
 #else
     WARN("LIBSCHED_SOURCE_DIR is not defined: the bundled scenarios were not checked");
+#endif
+}
+
+TEST_CASE("the documentation states the HZ choices and the releases the code accepts") {
+#ifdef LIBSCHED_SOURCE_DIR
+    const auto text_of = [](const char* doc) {
+        std::ifstream in(std::filesystem::path{LIBSCHED_SOURCE_DIR} / "docs" / doc);
+        REQUIRE(in);
+        std::ostringstream s;
+        s << in.rdbuf();
+        return s.str();
+    };
+    const std::string format = text_of("scenario-format.md");
+    CHECK(contains(format, "`CONFIG_HZ`: " + supported_hz_text() + " |"));
+    const std::string oldest = oldest_modelled_kernel.str(), newest = newest_modelled_kernel.str();
+    CHECK(contains(format, "`\"" + oldest + "\"` to `\"" + newest + "\"`"));
+    CHECK(contains(text_of("model.md"), "Releases accepted: " + oldest + " \u2013 " + newest));
+#else
+    WARN("LIBSCHED_SOURCE_DIR is not defined: the documentation was not checked");
 #endif
 }
 

@@ -110,8 +110,7 @@ inline int cmd_run(const run_command& cmd, std::ostream& out, std::ostream& err)
     }
     std::optional<kernel_version> kernel;
     if (!cmd.kernel.empty() && !(kernel = kernel_version::parse(cmd.kernel))) {
-        err << "libsched: run: --kernel: \"" << cmd.kernel
-            << "\" is not a kernel release such as \"6.8\"\n";
+        err << "libsched: run: --kernel: " << not_a_release(cmd.kernel) << '\n';
         return exit_usage;
     }
     int status = exit_ok;
@@ -235,12 +234,6 @@ inline int cmd_check(const std::vector<std::string>& files, std::ostream& out, s
     return status;
 }
 
-inline std::string feature_releases_text(const feature_info& fi) {
-    if (fi.last == kernel_version{0, 0})
-        return fi.first.str() + " on";
-    return fi.first.str() + " to " + fi.last.str();
-}
-
 inline int cmd_features(const std::optional<std::string>& kernel, std::ostream& out,
                         std::ostream& err) {
     if (!kernel) {
@@ -249,16 +242,18 @@ inline int cmd_features(const std::optional<std::string>& kernel, std::ostream& 
                           {"releases", align::left},
                           {"default", align::left}});
         for (const feature_info& fi : feature_table)
-            table.add_row({std::string{fi.name}, std::string{fi.kernel_name},
-                           feature_releases_text(fi), fi.default_on ? "on" : "off"});
+            table.add_row({std::string{fi.name}, std::string{fi.kernel_name}, feature_releases(fi),
+                           fi.default_on ? "on" : "off"});
         table.print(out);
         return exit_ok;
     }
     const auto v = kernel_version::parse(*kernel);
-    if (!v || *v < oldest_modelled_kernel || *v > newest_modelled_kernel) {
-        err << "libsched: --kernel: \"" << *kernel
-            << "\" is not a modelled release (" + oldest_modelled_kernel.str() + " to " +
-                   newest_modelled_kernel.str() + ")\n";
+    if (!v) {
+        err << "libsched: --kernel: " << not_a_release(*kernel) << '\n';
+        return exit_usage;
+    }
+    if (const auto e = unmodelled_release(*v)) {
+        err << "libsched: --kernel: " << *e << '\n';
         return exit_usage;
     }
     out << "scheduler features of kernel " << v->str() << (v->is_eevdf() ? " (EEVDF)" : " (CFS)")

@@ -140,7 +140,7 @@ inline kernel_version read_kernel(const toml::node& n, const std::string& field)
     const std::string text = read_string(n, field);
     if (const auto v = kernel_version::parse(text))
         return *v;
-    throw scenario_error(field, "\"" + text + "\" is not a kernel release such as \"6.8\"");
+    throw scenario_error(field, not_a_release(text));
 }
 
 inline machine_spec read_machine(const toml::node& n, field_lines& lines) {

@@ -35,7 +35,6 @@ inline constexpr duration max_tunable_override = nsec_per_sec;
 // for a typo rather than clamped.
 inline constexpr int min_clampable_nice = 2 * min_nice;
 inline constexpr int max_clampable_nice = 2 * max_nice + 1;
-inline constexpr std::array<int, 4> supported_hz = {100, 250, 300, 1000}; // CONFIG_HZ choices
 
 namespace detail {
 
@@ -61,12 +60,6 @@ inline std::string count_text(long long n, std::string_view noun) {
 
 inline std::string run_interval(duration length) {
     return "the run [0s, " + format_duration(length) + ")";
-}
-
-inline std::string feature_releases(const feature_info& fi) {
-    if (fi.last == kernel_version{0, 0})
-        return "it exists from " + fi.first.str();
-    return "it exists from " + fi.first.str() + " to " + fi.last.str();
 }
 
 inline void check_tunable_overrides(const machine_spec& m, warnings& w) {
@@ -112,7 +105,7 @@ inline void check_features(const machine_spec& m, warnings& w) {
         if (feature_exists(*f, m.kernel))
             continue;
         const std::string absent = std::string{fi.kernel_name} + " is not in kernel " +
-                                   m.kernel.str() + " (" + feature_releases(fi) + ")";
+                                   m.kernel.str() + " (only in " + feature_releases(fi) + ")";
         if (on)
             fail(field, absent);
         warn(w, field, absent + "; switching it off changes nothing");
@@ -130,13 +123,10 @@ inline void check_machine(const machine_spec& m, warnings& w) {
         warn(w, "machine.online_cpus",
              std::to_string(m.online_cpus) + " is fewer than the " + count_text(m.cpus, "CPU") +
                  " simulated");
-    if (std::find(supported_hz.begin(), supported_hz.end(), m.hz) == supported_hz.end())
-        fail("machine.hz",
-             std::to_string(m.hz) + " is not a CONFIG_HZ choice (100, 250, 300 or 1000)");
-    if (m.kernel < oldest_modelled_kernel || m.kernel > newest_modelled_kernel)
-        fail("machine.kernel", m.kernel.str() + " is outside the modelled releases " +
-                                   oldest_modelled_kernel.str() + " to " +
-                                   newest_modelled_kernel.str());
+    if (const auto e = unsupported_hz(m.hz))
+        fail("machine.hz", *e);
+    if (const auto e = unmodelled_release(m.kernel))
+        fail("machine.kernel", *e);
     // Stable updates pick up later fixes (e.g. 2ae891b82695's 0.70 ms base slice reached
     // 6.6.y and 6.14.y); the model follows the release as first published.
     if (m.kernel.patch > 0 && m.kernel.is_eevdf() && m.kernel < kernel_version{6, 15} &&
