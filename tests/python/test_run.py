@@ -91,6 +91,15 @@ def test_malformed_scenario_raises_scenario_error_naming_the_field() -> None:
     assert info.value.origin == "<string>"
 
 
+def test_every_error_is_in_the_message_the_first_in_field() -> None:
+    bad = PAIR.replace("nice = 5", "nice = 42").replace("hz = 250", "hz = 123")
+    with pytest.raises(libsched.ScenarioError) as info:
+        libsched.run_text(bad)
+    assert info.value.field == "machine.hz"
+    lines = str(info.value).splitlines()
+    assert [line.split(": ")[1] for line in lines] == ["machine.hz", "tasks[1].nice"]
+
+
 def test_missing_file_raises_scenario_error(tmp_path: Path) -> None:
     with pytest.raises(libsched.ScenarioError, match="missing.toml"):
         libsched.run(tmp_path / "missing.toml")

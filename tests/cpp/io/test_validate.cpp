@@ -1,5 +1,6 @@
 // scenario/validate.hpp on scenarios built in code: each rule rejects what it should with
 // the field spelled as in a scenario file, and warns where the kernel would clamp or ignore.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <functional>
 #include <libsched/scenario/validate.hpp>
@@ -44,6 +45,16 @@ rejection rejected(const std::function<void(scenario&)>& change) {
     return {};
 }
 
+// The fields of the errors check_scenario() finds in the changed scenario, in order.
+std::vector<std::string> error_fields(const std::function<void(scenario&)>& change) {
+    scenario sc = valid_scenario();
+    change(sc);
+    std::vector<std::string> fields;
+    for (const auto& e : check_scenario(sc).errors)
+        fields.push_back(e.field);
+    return fields;
+}
+
 std::vector<std::string> warnings_of(const std::function<void(scenario&)>& change) {
     scenario sc = valid_scenario();
     change(sc);
@@ -54,6 +65,69 @@ std::vector<std::string> warnings_of(const std::function<void(scenario&)>& chang
 
 TEST_CASE("a valid scenario passes without warnings") {
     CHECK(validate(valid_scenario()).empty());
+}
+
+TEST_CASE("every error is found, in the order of the file's sections") {
+    const auto change = [](scenario& s) {
+        s.machine.hz = 123;
+        s.repetitions = 0;
+        s.tasks[0].nice = 42;
+        s.tasks[1].behaviour = {behaviour_spec::kind::periodic, 0, -1, {}, {}};
+        s.measured.share["x"] = 0.5;
+        s.tasks[1].nice = 25; // a warning beside the errors
+    };
+    CHECK(error_fields(change) ==
+          std::vector<std::string>{"machine.hz", "repetitions", "tasks[0].nice",
+                                   "tasks[1].behaviour.run", "tasks[1].behaviour.sleep",
+                                   "measured.share.x"});
+    scenario sc = valid_scenario();
+    change(sc);
+    const validation v = check_scenario(sc);
+    CHECK(v.warnings ==
+          std::vector<std::string>{"tasks[1].nice: 25 clamped to 19 as setpriority() does"});
+
+    // validate() throws them as one error: field() and reason() are the first's, what() has
+    // one line each.
+    try {
+        validate(sc);
+        FAIL("validate() accepted the scenario");
+    } catch (const scenario_error& e) {
+        CHECK(e.errors().size() == 6);
+        CHECK(e.field() == "machine.hz");
+        CHECK(e.reason() == v.errors[0].reason);
+        const std::string what = e.what();
+        CHECK(std::count(what.begin(), what.end(), '\n') == 5);
+        CHECK(what.rfind("machine.hz: 123 is not a CONFIG_HZ choice", 0) == 0);
+        CHECK(what.find("\nmeasured.share.x: \"x\" names no task group") != std::string::npos);
+    }
+}
+
+TEST_CASE("a wrong value is reported once, not again through the fields it bounds") {
+    using fields = std::vector<std::string>;
+    // No tick to measure the reschedule latency against (and no division by zero).
+    CHECK(error_fields([](scenario& s) { s.machine.hz = 0; }) == fields{"machine.hz"});
+    CHECK(error_fields([](scenario& s) {
+              s.length = 0;
+              s.window_end = nsec_per_sec;
+              s.tasks[0].start = nsec_per_sec;
+              s.tasks[0].stagger = nsec_per_msec;
+              s.tasks[1].renice = {{nsec_per_sec, 3}};
+          }) == fields{"length"});
+    CHECK(error_fields([](scenario& s) {
+              s.machine.cpus = 0;
+              s.tasks[0].affinity = {1};
+              s.measured.share["a"] = 1.5;
+          }) == fields{"machine.cpus"});
+    CHECK(error_fields([](scenario& s) {
+              s.machine.kernel = {4, 19};
+              s.machine.features["run_to_parity"] = true;
+              s.tasks[0].slice = 1'000'000;
+          }) == fields{"machine.kernel"});
+    // Two mistakes in one field are both reported.
+    CHECK(error_fields([](scenario& s) {
+              s.machine.cpus = 2;
+              s.tasks[0].affinity = {5, 1, 1};
+          }) == fields{"tasks[0].affinity", "tasks[0].affinity"});
 }
 
 TEST_CASE("machine fields are checked") {

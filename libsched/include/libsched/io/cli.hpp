@@ -34,6 +34,12 @@ inline constexpr int exit_usage = 2;
 
 inline constexpr const char* default_replay_dir = "examples/replays";
 
+// Every error, one a line: "libsched: FILE: FIELD: REASON".
+inline void print_errors(std::ostream& err, const scenario_error& e) {
+    for (const scenario_error::entry& entry : e.errors())
+        err << "libsched: " << e.message(entry) << '\n';
+}
+
 // Loads and validates one scenario file; errors and warnings go to err.
 inline std::optional<scenario> load_reporting(const std::string& path, std::ostream& err) {
     try {
@@ -42,7 +48,7 @@ inline std::optional<scenario> load_reporting(const std::string& path, std::ostr
             err << "libsched: " << path << ": warning: " << w << '\n';
         return sc;
     } catch (const scenario_error& e) {
-        err << "libsched: " << e.what() << '\n';
+        print_errors(err, e);
         return std::nullopt;
     }
 }
@@ -73,7 +79,7 @@ inline std::optional<run_result> simulate_reporting(const scenario& sc, const st
     try {
         return simulate(sc, options);
     } catch (const scenario_error& e) {
-        err << "libsched: " << (e.origin().empty() ? e.in(path) : e).what() << '\n';
+        print_errors(err, e.origin().empty() ? e.in(path) : e);
         return std::nullopt;
     }
 }
