@@ -15,10 +15,9 @@ namespace {
 kernel_version checked_release(const std::string& text) {
     const auto v = kernel_version::parse(text);
     if (!v)
-        throw py::value_error("kernel: \"" + text + "\" is not a kernel release such as \"6.8\"");
-    if (*v < oldest_modelled_kernel || *v > newest_modelled_kernel)
-        throw py::value_error("kernel: " + v->str() + " is outside the modelled releases " +
-                              oldest_modelled_kernel.str() + " to " + newest_modelled_kernel.str());
+        throw py::value_error("kernel: " + not_a_release(text));
+    if (const auto e = unmodelled_release(*v))
+        throw py::value_error("kernel: " + *e);
     return *v;
 }
 
@@ -46,9 +45,8 @@ void register_kernel(py::module_& m) {
             if (online_cpus < 1)
                 throw py::value_error("online_cpus: must be >= 1, got " +
                                       std::to_string(online_cpus));
-            if (hz != 100 && hz != 250 && hz != 300 && hz != 1000)
-                throw py::value_error("hz: must be 100, 250, 300 or 1000, got " +
-                                      std::to_string(hz));
+            if (const auto e = unsupported_hz(hz))
+                throw py::value_error("hz: " + *e);
             const kernel_version v = checked_release(kernel);
             const sched_tunables t = default_tunables(v, online_cpus, hz);
             py::dict out;

@@ -15,7 +15,8 @@ namespace {
 // clamp like setpriority() does.
 int checked_nice(int nice) {
     if (nice < min_nice || nice > max_nice)
-        throw py::value_error("nice: must be in [-20, 19], got " + std::to_string(nice) +
+        throw py::value_error("nice: must be in [" + std::to_string(min_nice) + ", " +
+                              std::to_string(max_nice) + "], got " + std::to_string(nice) +
                               " (clamp_nice() clamps like setpriority())");
     return nice;
 }

@@ -24,7 +24,7 @@ nice = 5
 
 def main() -> None:
     for release in ("5.15", "6.12"):
-        result = libsched.run(SCENARIO.format(release=release))
+        result = libsched.run_text(SCENARIO.format(release=release))
         for t in result["repetitions"][0]["tasks"]:
             print(
                 f"{release} {t['name']} nice {t['nice']}: share {100 * t['share']:.2f} %, "

@@ -49,3 +49,20 @@ def test_old_cfs_tunables() -> None:
 def test_bad_arguments_name_the_field(call: object, field: str) -> None:
     with pytest.raises(ValueError, match=field):
         call()  # type: ignore[operator]
+
+
+@pytest.mark.parametrize(
+    ("call", "machine"),
+    [
+        (lambda: libsched.tunables("6.6", hz=123), "hz = 123"),
+        (lambda: libsched.features("4.19"), 'kernel = "4.19"'),
+        (lambda: libsched.tunables("banana"), 'kernel = "banana"'),
+    ],
+)
+def test_bad_arguments_get_the_reason_a_scenario_file_gets(call: object, machine: str) -> None:
+    with pytest.raises(libsched.ScenarioError) as in_file:
+        libsched.run_text(f'[machine]\n{machine}\n[[tasks]]\nname = "a"\n')
+    reason = in_file.value.reason.removesuffix(" (line 2)")
+    with pytest.raises(ValueError) as in_call:
+        call()  # type: ignore[operator]
+    assert str(in_call.value).split(": ", 1)[1] == reason

@@ -1,4 +1,4 @@
-"""libsched.run and the CLI binding on small inline scenarios."""
+"""libsched.run (a file), libsched.run_text (TOML text) and the CLI binding on small scenarios."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ behaviour = "burner"
 
 
 def test_run_text_gives_the_result_document() -> None:
-    result = libsched.run(PAIR)
+    result = libsched.run_text(PAIR)
     assert result["scenario"] == "pair"
     assert result["libsched_version"] == libsched.__version__
     assert result["machine"]["cpus"] == 1
@@ -45,25 +45,59 @@ def test_run_text_gives_the_result_document() -> None:
 
 
 def test_repetitions_and_seed_override_the_file() -> None:
-    result = libsched.run(PAIR, repetitions=3, seed=100)
+    result = libsched.run_text(PAIR, repetitions=3, seed=100)
     assert [rep["seed"] for rep in result["repetitions"]] == [100, 101, 102]
 
 
 def test_run_file_and_text_agree(tmp_path: Path) -> None:
     path = tmp_path / "pair.toml"
     path.write_text(PAIR)
-    assert libsched.run(path) == libsched.run(PAIR)
-    assert libsched.run(str(path), repetitions=1, seed=3) == libsched.run(
+    assert libsched.run(path) == libsched.run_text(PAIR)
+    assert libsched.run(str(path), repetitions=1, seed=3) == libsched.run_text(
         PAIR, repetitions=1, seed=3
     )
+
+
+def test_a_str_is_always_a_path_even_with_an_equals_sign(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "nice=5.toml").write_text(PAIR)
+    monkeypatch.chdir(tmp_path)  # a relative path is resolved against the current directory
+    assert libsched.run("runs/nice=5.toml") == libsched.run_text(PAIR)
+
+
+def test_toml_text_given_to_run_is_taken_for_a_path() -> None:
+    with pytest.raises(libsched.ScenarioError, match="no such file"):
+        libsched.run(PAIR)
+
+
+def test_an_empty_path_is_named_in_the_error() -> None:
+    with pytest.raises(libsched.ScenarioError, match='^"" is an empty path, not a scenario file$'):
+        libsched.run("")
+
+
+def test_run_rejects_what_is_not_a_path() -> None:
+    with pytest.raises(TypeError):
+        libsched.run(42)  # type: ignore[arg-type]
 
 
 def test_malformed_scenario_raises_scenario_error_naming_the_field() -> None:
     bad = PAIR.replace("nice = 5", 'nice = "high"')
     with pytest.raises(libsched.ScenarioError, match=r"tasks\[1\]\.nice") as info:
-        libsched.run(bad)
+        libsched.run_text(bad)
     assert isinstance(info.value, ValueError)
     assert info.value.field == "tasks[1].nice"
+    assert info.value.origin == "<string>"
+
+
+def test_every_error_is_in_the_message_the_first_in_field() -> None:
+    bad = PAIR.replace("nice = 5", "nice = 42").replace("hz = 250", "hz = 123")
+    with pytest.raises(libsched.ScenarioError) as info:
+        libsched.run_text(bad)
+    assert info.value.field == "machine.hz"
+    lines = str(info.value).splitlines()
+    assert [line.split(": ")[1] for line in lines] == ["machine.hz", "tasks[1].nice"]
 
 
 def test_missing_file_raises_scenario_error(tmp_path: Path) -> None:
@@ -73,7 +107,7 @@ def test_missing_file_raises_scenario_error(tmp_path: Path) -> None:
 
 def test_repetitions_below_one_are_rejected_by_name() -> None:
     with pytest.raises(libsched.ScenarioError, match="repetitions"):
-        libsched.run(PAIR, repetitions=0)
+        libsched.run_text(PAIR, repetitions=0)
 
 
 def test_cli_binding_writes_to_python_streams(capsys: pytest.CaptureFixture[str]) -> None:

@@ -38,26 +38,43 @@ __all__ = [
     "kernel",
     "nice_to_weight",
     "run",
+    "run_text",
     "tunables",
     "weight",
 ]
 
 
 def run(
-    scenario: Union[str, os.PathLike[str]],
+    path: Union[str, os.PathLike[str]],
     repetitions: Optional[int] = None,
     seed: Optional[int] = None,
 ) -> dict[str, Any]:
-    """Run a scenario and return its result as a dict (the CLI's JSON output).
+    """Run the TOML scenario file at ``path`` and return its result as a dict (the CLI's
+    JSON output).
 
-    ``scenario`` is a path (``os.PathLike``, or a ``str`` with neither a newline nor
-    ``=``) to a TOML scenario file, or else the TOML text itself. ``repetitions`` and
-    ``seed`` override the scenario's own values. Raises ``ScenarioError`` (a
-    ``ValueError``) naming the offending field when the scenario is invalid.
+    ``path`` is always a path, a ``str`` or an ``os.PathLike``, never TOML text (use
+    ``run_text`` for that); a relative path is resolved against the current directory.
+    ``repetitions`` and ``seed`` override the scenario's own values. Raises
+    ``ScenarioError`` (a ``ValueError``) naming the file and the offending field when the
+    file is missing or the scenario is invalid.
     """
-    if isinstance(scenario, str) and ("\n" in scenario or "=" in scenario):
-        text = _core.run.run_scenario_text(scenario, repetitions, seed)
-    else:
-        text = _core.run.run_scenario_file(os.fspath(scenario), repetitions, seed)
+    return _result(_core.run.run_scenario_file(os.fspath(path), repetitions, seed))
+
+
+def run_text(
+    toml: str,
+    repetitions: Optional[int] = None,
+    seed: Optional[int] = None,
+) -> dict[str, Any]:
+    """Run a scenario given as TOML text and return its result as a dict, as ``run`` does
+    for a file.
+
+    Errors name the origin ``<string>``; a scenario without a ``name`` is called
+    ``<string>``.
+    """
+    return _result(_core.run.run_scenario_text(toml, repetitions, seed))
+
+
+def _result(text: str) -> dict[str, Any]:
     result: dict[str, Any] = json.loads(text)
     return result

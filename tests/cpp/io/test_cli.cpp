@@ -87,6 +87,38 @@ TEST_CASE("check: ok for a good file, status 1 and the field for a bad one") {
     CHECK(contains(missing.err, "libsched: no-such-file.toml: no such file"));
 }
 
+TEST_CASE("check prints every error of a file, one a line, and exits 1") {
+    const temp_file bad("libsched-cli-errors.toml", R"(length = "2s"
+[machine]
+cpus = 2
+hz = 123
+[[tasks]]
+name = "a"
+nice = 42
+affinity = [0, 2]
+[[tasks]]
+name = "a"
+)");
+    const auto r = cli({"check", bad.path()});
+    CHECK(r.status == 1);
+    CHECK(r.out.empty());
+    const std::string at = "libsched: " + bad.path() + ": ";
+    CHECK(r.err ==
+          at + "machine.hz: 123 is not a CONFIG_HZ choice (100, 250, 300 or 1000) (line 4)\n" + at +
+              "tasks[0].nice: 42 is outside [-20, 19] (line 7)\n" + at +
+              "tasks[0].affinity: affinity to CPU 2 but the machine has 2 CPUs (line 8)\n" + at +
+              "tasks[1].name: \"a\" is already the name of tasks[0] (line 10)\n");
+
+    const temp_file unreadable("libsched-cli-unreadable.toml",
+                               "lenght = 1\nseed = -1\n[[tasks]]\nname = \"a\"\nnice = \"low\"\n");
+    const auto u = cli({"check", unreadable.path()});
+    CHECK(u.status == 1);
+    const std::string in = "libsched: " + unreadable.path() + ": ";
+    CHECK(u.err == in + "seed: -1 is negative (line 2)\n" + in +
+                       "tasks[0].nice: expected an integer, got a string (line 5)\n" + in +
+                       "lenght: unknown key; did you mean \"length\"? (line 1)\n");
+}
+
 TEST_CASE("check prints warnings and still succeeds") {
     const temp_file clamped("libsched-cli-clamped.toml", "[[tasks]]\nname = \"a\"\nnice = 20\n");
     const auto r = cli({"check", clamped.path()});
@@ -129,6 +161,23 @@ TEST_CASE("the version and help flags succeed") {
     const auto h = cli({"run", "--help"});
     CHECK(h.status == 0);
     CHECK(contains(h.out, "--json"));
+}
+
+TEST_CASE("features and check give a feature's releases and the modelled range alike") {
+    const std::string releases = feature_releases(info(feature::run_to_parity));
+    CHECK(releases == "6.6 and later");
+    CHECK(feature_releases(info(feature::start_debit)) == "5.0 to 6.5");
+    const std::regex row("run_to_parity +RUN_TO_PARITY +" + releases + " +on\\b");
+    CHECK(std::regex_search(cli({"features"}).out, row));
+
+    const temp_file absent("libsched-cli-absent.toml",
+                           "[machine]\nkernel = \"5.15\"\n[machine.features]\n"
+                           "run_to_parity = true\n[[tasks]]\nname = \"a\"\n");
+    CHECK(contains(cli({"check", absent.path()}).err, "(only in " + releases + ")"));
+
+    const auto old = cli({"features", "--kernel", "4.19"});
+    CHECK(old.status == 2);
+    CHECK(old.err == "libsched: --kernel: " + *unmodelled_release({4, 19}) + "\n");
 }
 
 TEST_CASE("features lists a release's flags") {

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <libsched/io/scenario_toml.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -267,6 +268,72 @@ TEST_CASE("mistakes name the field as written, the file and the line") {
     }
 }
 
+TEST_CASE("every mistake in reading a file is reported, each with its line") {
+    const scenario_error e = error_of(R"(name = "many"
+lenght = "2s"
+window = ["1 parsec", 5]
+repetitions = "three"
+[machine]
+cpus = 2.0
+hz = 250
+scaling = "lin"
+[[tasks]]
+name = "a"
+affinity = [0, "1", true]
+behaviour = { type = "periodic", run = "1.5ns" }
+[[tasks]]
+name = 7
+nice = 42
+renice = [{ at = "1s" }, 3]
+[measured]
+share = { a = "half" }
+)");
+    struct expected {
+        const char* field;
+        const char* says;
+    };
+    const std::vector<expected> all = {
+        {"window.start", "\"1 parsec\" is not a duration"},
+        {"repetitions", "expected an integer, got a string (line 4)"},
+        {"machine.cpus", "expected an integer, got a floating-point number (line 6)"},
+        {"machine.scaling", "\"lin\" is not one of \"none\", \"log\", \"linear\" (line 8)"},
+        {"tasks[0].affinity[1]", "expected an integer, got a string (line 11)"},
+        {"tasks[0].affinity[2]", "expected an integer, got a boolean (line 11)"},
+        {"tasks[0].behaviour.run", "\"1.5ns\" is not a duration"},
+        {"tasks[0].behaviour.sleep", "missing: a periodic task needs a sleep or a period"},
+        {"tasks[1].name", "expected a string, got an integer (line 14)"},
+        {"tasks[1].renice[0].nice", "missing (line 16)"},
+        {"tasks[1].renice[1]", "expected a table, got an integer (line 16)"},
+        {"measured.share.a", "expected a number, got a string (line 18)"},
+        {"lenght", "unknown key; did you mean \"length\"? (line 2)"},
+    };
+    INFO(e.what());
+    REQUIRE(e.errors().size() == all.size());
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        CHECK(e.errors()[i].field == all[i].field);
+        CHECK(contains(e.errors()[i].reason, all[i].says));
+    }
+    // The values are checked only once the file reads: nice = 42 comes out then.
+    CHECK_FALSE(contains(e.what(), "tasks[1].nice"));
+    CHECK(e.field() == "window.start");
+    CHECK(contains(e.what(), "bad.toml: window.start: "));
+    CHECK(contains(e.what(), "\nbad.toml: lenght: unknown key"));
+}
+
+TEST_CASE("every value error in a file that reads is reported, each with its line") {
+    const scenario_error e = error_of(replaced("hz = 250", "hz = 123")
+                                          .replace(base.find("nice = 5"), 8, "nice = 42")
+                                          .append("start = \"3s\"\n"));
+    INFO(e.what());
+    REQUIRE(e.errors().size() == 3);
+    CHECK(e.errors()[0].field == "machine.hz");
+    CHECK(contains(e.errors()[0].reason, "(line 6)"));
+    CHECK(e.errors()[1].field == "tasks[1].nice");
+    CHECK(contains(e.errors()[1].reason, "42 is outside [-20, 19] (line 13)"));
+    CHECK(e.errors()[2].field == "tasks[1].start");
+    CHECK(contains(e.errors()[2].reason, "outside the run [0s, 2s) (line 14)"));
+}
+
 TEST_CASE("errors found after parsing point at the line of the field") {
     const scenario_error e = error_of(replaced("nice = 5", "nice = 42"));
     CHECK(contains(e.reason(), "(line 13)"));
@@ -296,6 +363,7 @@ TEST_CASE("load_scenario reports missing files and directories by name") {
     }
     CHECK_THROWS_WITH(load_scenario(std::filesystem::temp_directory_path()),
                       Catch::Contains("is a directory"));
+    CHECK_THROWS_WITH(load_scenario(""), "\"\" is an empty path, not a scenario file");
 
     const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
     const auto file =
@@ -324,6 +392,25 @@ TEST_CASE("every bundled scenario parses and validates") {
     CHECK(files >= 7);
 #else
     WARN("LIBSCHED_SOURCE_DIR is not defined: the bundled scenarios were not checked");
+#endif
+}
+
+TEST_CASE("the documentation states the HZ choices and the releases the code accepts") {
+#ifdef LIBSCHED_SOURCE_DIR
+    const auto text_of = [](const char* doc) {
+        std::ifstream in(std::filesystem::path{LIBSCHED_SOURCE_DIR} / "docs" / doc);
+        REQUIRE(in);
+        std::ostringstream s;
+        s << in.rdbuf();
+        return s.str();
+    };
+    const std::string format = text_of("scenario-format.md");
+    CHECK(contains(format, "`CONFIG_HZ`: " + supported_hz_text() + " |"));
+    const std::string oldest = oldest_modelled_kernel.str(), newest = newest_modelled_kernel.str();
+    CHECK(contains(format, "`\"" + oldest + "\"` to `\"" + newest + "\"`"));
+    CHECK(contains(text_of("model.md"), "Releases accepted: " + oldest + " \u2013 " + newest));
+#else
+    WARN("LIBSCHED_SOURCE_DIR is not defined: the documentation was not checked");
 #endif
 }
 

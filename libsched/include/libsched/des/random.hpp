@@ -1,12 +1,66 @@
 #pragma once
 // The simulator's seeded random source. Distributions are written out here rather than
-// taken from <random>, whose distributions differ between standard libraries: the same
-// seed must give the same draws everywhere.
+// taken from <random>, whose distributions differ between standard libraries, and the
+// logarithm too rather than taken from <cmath>, whose results differ between libm builds in
+// the last bit: the same seed must give the same draws everywhere.
+//
+// Assumed: IEEE 754 doubles evaluated at double precision (FLT_EVAL_METHOD 0, as on x86-64
+// and AArch64) and no -ffast-math. Contraction of a * b + c into one FMA, which rounds once
+// instead of twice, is on by default in GCC wherever the target has FMA, even with -std=c++20;
+// the logarithm rounds each product on its own (detail::product) so that it cannot change.
+#include <array>
+#include <bit>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <random>
 
 namespace libsched::des {
+namespace detail {
+
+// x * y rounded to a double by itself: a volatile store cannot be fused with what follows.
+inline double product(double x, double y) {
+    volatile double p = x * y;
+    return p;
+}
+
+// 2 / (2k + 1) for k = 1 .. 10: the series 2 atanh(s) = 2s + s * sum(c_k s^2k). With
+// |s| <= 3 - 2 sqrt(2) the first term left out is below 2^-60 of the result.
+inline constexpr std::array<double, 10> atanh_series = [] {
+    std::array<double, 10> c{};
+    for (std::size_t k = 1; k <= c.size(); ++k)
+        c[k - 1] = 2.0 / static_cast<double>(2 * k + 1);
+    return c;
+}();
+
+} // namespace detail
+
+// ln(x) for a normal positive x with +, -, * and / only, which IEEE 754 rounds the same on
+// every machine; within about an ulp of the exact value. x = 2^k (1 + f) with 1 + f in
+// [sqrt(1/2), sqrt(2)]; ln(1 + f) = 2 atanh(s), s = f / (2 + f), arranged as in fdlibm's
+// log() so that the rounding error stays below an ulp: f - (f^2/2 - s (f^2/2 + R)).
+inline double deterministic_log(double x) {
+    using detail::product;
+    constexpr double ln2_hi = 0x1.62e42fee00000p-1; // k * ln2_hi is exact for |k| < 2^21
+    constexpr double ln2_lo = 0x1.a39ef35793c76p-33;
+    constexpr double sqrt2 = 0x1.6a09e667f3bcdp+0;
+    const auto bits = std::bit_cast<std::uint64_t>(x);
+    int k = static_cast<int>((bits >> 52) & 0x7ff) - 1023;
+    double m = std::bit_cast<double>((bits & 0x000f'ffff'ffff'ffffULL) | 0x3ff0'0000'0000'0000ULL);
+    if (m > sqrt2) {
+        m *= 0.5;
+        ++k;
+    }
+    const double f = m - 1.0; // exact: m is within a factor of 2 of 1
+    const double s = f / (2.0 + f);
+    const double z = product(s, s);
+    double r = 0.0;
+    for (std::size_t i = detail::atanh_series.size(); i-- > 0;)
+        r = product(z, detail::atanh_series[i] + r);
+    const double half_f2 = product(0.5 * f, f);
+    const double dk = static_cast<double>(k);
+    return dk * ln2_hi - ((half_f2 - (product(s, half_f2 + r) + product(dk, ln2_lo))) - f);
+}
 
 class random_source {
 public:
@@ -34,8 +88,11 @@ public:
     // Uniform double in [0, 1) with 53 random bits.
     double uniform01() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
 
-    // Exponential with the given mean, rounded to the nearest integer.
-    std::int64_t exponential(double mean) { return std::llround(-mean * std::log1p(-uniform01())); }
+    // Exponential with the given mean, rounded to the nearest integer. 1 - u is exact and
+    // in [2^-53, 1], so the logarithm's argument is normal. std::llround is exact.
+    std::int64_t exponential(double mean) {
+        return std::llround(-mean * deterministic_log(1.0 - uniform01()));
+    }
 
 private:
     std::mt19937_64 engine_; // fully specified by the standard: reproducible

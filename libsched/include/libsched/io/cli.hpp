@@ -34,6 +34,12 @@ inline constexpr int exit_usage = 2;
 
 inline constexpr const char* default_replay_dir = "examples/replays";
 
+// Every error, one a line: "libsched: FILE: FIELD: REASON".
+inline void print_errors(std::ostream& err, const scenario_error& e) {
+    for (const scenario_error::entry& entry : e.errors())
+        err << "libsched: " << e.message(entry) << '\n';
+}
+
 // Loads and validates one scenario file; errors and warnings go to err.
 inline std::optional<scenario> load_reporting(const std::string& path, std::ostream& err) {
     try {
@@ -42,7 +48,7 @@ inline std::optional<scenario> load_reporting(const std::string& path, std::ostr
             err << "libsched: " << path << ": warning: " << w << '\n';
         return sc;
     } catch (const scenario_error& e) {
-        err << "libsched: " << e.what() << '\n';
+        print_errors(err, e);
         return std::nullopt;
     }
 }
@@ -73,7 +79,7 @@ inline std::optional<run_result> simulate_reporting(const scenario& sc, const st
     try {
         return simulate(sc, options);
     } catch (const scenario_error& e) {
-        err << "libsched: " << (e.origin().empty() ? e.in(path) : e).what() << '\n';
+        print_errors(err, e.origin().empty() ? e.in(path) : e);
         return std::nullopt;
     }
 }
@@ -110,8 +116,7 @@ inline int cmd_run(const run_command& cmd, std::ostream& out, std::ostream& err)
     }
     std::optional<kernel_version> kernel;
     if (!cmd.kernel.empty() && !(kernel = kernel_version::parse(cmd.kernel))) {
-        err << "libsched: run: --kernel: \"" << cmd.kernel
-            << "\" is not a kernel release such as \"6.8\"\n";
+        err << "libsched: run: --kernel: " << not_a_release(cmd.kernel) << '\n';
         return exit_usage;
     }
     int status = exit_ok;
@@ -235,12 +240,6 @@ inline int cmd_check(const std::vector<std::string>& files, std::ostream& out, s
     return status;
 }
 
-inline std::string feature_releases_text(const feature_info& fi) {
-    if (fi.last == kernel_version{0, 0})
-        return fi.first.str() + " on";
-    return fi.first.str() + " to " + fi.last.str();
-}
-
 inline int cmd_features(const std::optional<std::string>& kernel, std::ostream& out,
                         std::ostream& err) {
     if (!kernel) {
@@ -249,16 +248,18 @@ inline int cmd_features(const std::optional<std::string>& kernel, std::ostream& 
                           {"releases", align::left},
                           {"default", align::left}});
         for (const feature_info& fi : feature_table)
-            table.add_row({std::string{fi.name}, std::string{fi.kernel_name},
-                           feature_releases_text(fi), fi.default_on ? "on" : "off"});
+            table.add_row({std::string{fi.name}, std::string{fi.kernel_name}, feature_releases(fi),
+                           fi.default_on ? "on" : "off"});
         table.print(out);
         return exit_ok;
     }
     const auto v = kernel_version::parse(*kernel);
-    if (!v || *v < oldest_modelled_kernel || *v > newest_modelled_kernel) {
-        err << "libsched: --kernel: \"" << *kernel
-            << "\" is not a modelled release (" + oldest_modelled_kernel.str() + " to " +
-                   newest_modelled_kernel.str() + ")\n";
+    if (!v) {
+        err << "libsched: --kernel: " << not_a_release(*kernel) << '\n';
+        return exit_usage;
+    }
+    if (const auto e = unmodelled_release(*v)) {
+        err << "libsched: --kernel: " << *e << '\n';
         return exit_usage;
     }
     out << "scheduler features of kernel " << v->str() << (v->is_eevdf() ? " (EEVDF)" : " (CFS)")

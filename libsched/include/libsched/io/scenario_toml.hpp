@@ -19,40 +19,40 @@ namespace libsched {
 namespace detail {
 
 inline distribution read_distribution(const toml::node& n, const std::string& field,
-                                      field_lines& lines) {
+                                      read_log& log) {
     using kind = distribution::kind;
     if (!n.is_table())
         return {kind::constant, read_duration(n, field), 0};
-    table_reader t(*n.as_table(), field, lines);
+    table_reader t(*n.as_table(), field, log);
     distribution d;
-    d.type = read_choice<kind>(t.take_required("dist"), t.field("dist"),
-                               {{"constant", kind::constant},
-                                {"uniform", kind::uniform},
-                                {"exponential", kind::exponential}});
+    if (!t.take_required_into("dist", d.type,
+                              choice_reader<kind>({{"constant", kind::constant},
+                                                   {"uniform", kind::uniform},
+                                                   {"exponential", kind::exponential}})))
+        return d; // which keys belong here depends on the kind
     switch (d.type) {
     case kind::constant:
-        d.a = read_duration(t.take_required("value"), t.field("value"));
+        t.take_required_into("value", d.a, read_duration);
         break;
     case kind::uniform:
-        d.a = read_duration(t.take_required("low"), t.field("low"));
-        d.b = read_duration(t.take_required("high"), t.field("high"));
+        t.take_required_into("low", d.a, read_duration);
+        t.take_required_into("high", d.b, read_duration);
         break;
     case kind::exponential:
-        d.a = read_duration(t.take_required("mean"), t.field("mean"));
+        t.take_required_into("mean", d.a, read_duration);
         break;
     }
     t.reject_unknown();
     return d;
 }
 
-inline behaviour_spec read_behaviour(const toml::node& n, const std::string& field,
-                                     field_lines& lines) {
+inline behaviour_spec read_behaviour(const toml::node& n, const std::string& field, read_log& log) {
     using kind = behaviour_spec::kind;
-    const std::initializer_list<std::pair<std::string_view, kind>> kinds = {
-        {"burner", kind::burner}, {"periodic", kind::periodic}, {"random", kind::random}};
+    const auto kinds = choice_reader<kind>(
+        {{"burner", kind::burner}, {"periodic", kind::periodic}, {"random", kind::random}});
     behaviour_spec b;
     if (n.is_string()) {
-        b.type = read_choice<kind>(n, field, kinds);
+        b.type = kinds(n, field);
         if (b.type != kind::burner)
             throw scenario_error(field, "\"" + read_string(n, field) +
                                             "\" needs its run and sleep times, as in { type = "
@@ -61,71 +61,74 @@ inline behaviour_spec read_behaviour(const toml::node& n, const std::string& fie
     }
     if (!n.is_table())
         wrong_type(field, n, "\"burner\" or a table such as { type = \"periodic\", ... }");
-    table_reader t(*n.as_table(), field, lines);
-    b.type = read_choice<kind>(t.take_required("type"), t.field("type"), kinds);
+    table_reader t(*n.as_table(), field, log);
+    if (!t.take_required_into("type", b.type, kinds))
+        return b; // which keys belong here depends on the type
+    const auto read_dist = [&log](const toml::node& d, const std::string& f) {
+        return read_distribution(d, f, log);
+    };
     switch (b.type) {
     case kind::burner:
         break;
     case kind::periodic: {
-        b.run = read_duration(t.take_required("run"), t.field("run"));
-        const toml::node* sleep = t.take("sleep");
-        const toml::node* period = t.take("period");
-        if ((sleep == nullptr) == (period == nullptr))
-            throw scenario_error(t.field(sleep == nullptr ? "sleep" : "period"),
-                                 sleep == nullptr ? "missing: a periodic task needs a sleep or "
-                                                    "a period"
-                                                  : "a periodic task has a sleep or a period, "
-                                                    "not both");
-        if (sleep != nullptr)
-            b.sleep = read_duration(*sleep, t.field("sleep"));
+        t.take_required_into("run", b.run, read_duration);
+        const bool sleep = t.take("sleep") != nullptr;
+        const bool period = t.take("period") != nullptr;
+        if (sleep == period)
+            throw scenario_error(t.field(sleep ? "period" : "sleep"),
+                                 sleep ? "a periodic task has a sleep or a period, not both"
+                                       : "missing: a periodic task needs a sleep or a period");
+        if (sleep)
+            t.take_into("sleep", b.sleep, read_duration);
         else
-            b.period = read_duration(*period, t.field("period"));
+            t.take_into("period", b.period, read_duration);
         break;
     }
     case kind::random:
-        b.run_dist = read_distribution(t.take_required("run"), t.field("run"), lines);
-        b.sleep_dist = read_distribution(t.take_required("sleep"), t.field("sleep"), lines);
+        t.take_required_into("run", b.run_dist, read_dist);
+        t.take_required_into("sleep", b.sleep_dist, read_dist);
         break;
     }
     t.reject_unknown();
     return b;
 }
 
-// Each element of an array, with its field name ("tasks[0].renice[1]") and line noted.
+// Each element of an array, with its field name ("tasks[0].renice[1]") and line noted; an
+// error in one element is logged and the next is read.
 template <class Read>
-void for_each_element(const toml::node& n, const std::string& field, field_lines& lines,
-                      Read read) {
+void for_each_element(const toml::node& n, const std::string& field, read_log& log, Read read) {
     const toml::array& a = read_array(n, field);
     for (std::size_t i = 0; i < a.size(); ++i) {
         const std::string element = field + "[" + std::to_string(i) + "]";
-        lines.note(element, a[i].source());
-        read(a[i], element);
+        log.note(element, a[i].source());
+        log.attempt([&] { read(a[i], element); });
     }
 }
 
-inline task_spec read_task(const toml::node& n, const std::string& field, field_lines& lines) {
-    table_reader t(read_table(n, field), field, lines);
+inline task_spec read_task(const toml::node& n, const std::string& field, read_log& log) {
+    table_reader t(read_table(n, field), field, log);
     task_spec task;
     t.take_into("name", task.name, read_string);
     t.take_into("count", task.count, read_int);
     t.take_into("nice", task.nice, read_int);
-    if (const toml::node* p = t.take("policy"))
-        task.policy = read_choice<sched_policy>(*p, t.field("policy"),
-                                                {{"normal", sched_policy::normal},
-                                                 {"batch", sched_policy::batch},
-                                                 {"idle", sched_policy::idle}});
-    if (const toml::node* a = t.take("affinity")) {
-        if (a->is_array() && a->as_array()->empty())
-            throw scenario_error(t.field("affinity"),
-                                 "an empty CPU list, which sched_setaffinity() rejects; leave "
-                                 "the key out to allow every CPU");
-        for_each_element(*a, t.field("affinity"), lines,
-                         [&](const toml::node& cpu, const std::string& f) {
-                             task.affinity.push_back(read_int(cpu, f));
-                         });
-    }
-    if (const toml::node* b = t.take("behaviour"))
-        task.behaviour = read_behaviour(*b, t.field("behaviour"), lines);
+    t.take_into("policy", task.policy,
+                choice_reader<sched_policy>({{"normal", sched_policy::normal},
+                                             {"batch", sched_policy::batch},
+                                             {"idle", sched_policy::idle}}));
+    if (const toml::node* a = t.take("affinity"))
+        log.attempt([&] {
+            if (a->is_array() && a->as_array()->empty())
+                throw scenario_error(t.field("affinity"),
+                                     "an empty CPU list, which sched_setaffinity() rejects; leave "
+                                     "the key out to allow every CPU");
+            for_each_element(*a, t.field("affinity"), log,
+                             [&](const toml::node& cpu, const std::string& f) {
+                                 task.affinity.push_back(read_int(cpu, f));
+                             });
+        });
+    t.take_into("behaviour", task.behaviour, [&log](const toml::node& b, const std::string& f) {
+        return read_behaviour(b, f, log);
+    });
     t.take_into("start", task.start, read_duration);
     t.take_into("stagger", task.stagger, read_duration);
     t.take_into("lifetime", task.lifetime, read_duration);
@@ -133,15 +136,17 @@ inline task_spec read_task(const toml::node& n, const std::string& field, field_
     t.take_into("system_share", task.system_share, read_number);
     t.take_into("slice", task.slice, read_duration);
     if (const toml::node* r = t.take("renice"))
-        for_each_element(*r, t.field("renice"), lines,
-                         [&](const toml::node& e, const std::string& f) {
-                             table_reader rt(read_table(e, f), f, lines);
-                             renice_spec spec;
-                             spec.at = read_duration(rt.take_required("at"), rt.field("at"));
-                             spec.nice = read_int(rt.take_required("nice"), rt.field("nice"));
-                             rt.reject_unknown();
-                             task.renice.push_back(spec);
-                         });
+        log.attempt([&] {
+            for_each_element(*r, t.field("renice"), log,
+                             [&](const toml::node& e, const std::string& f) {
+                                 table_reader rt(read_table(e, f), f, log);
+                                 renice_spec spec;
+                                 rt.take_required_into("at", spec.at, read_duration);
+                                 rt.take_required_into("nice", spec.nice, read_int);
+                                 rt.reject_unknown();
+                                 task.renice.push_back(spec);
+                             });
+        });
     t.reject_unknown();
     return task;
 }
@@ -152,117 +157,121 @@ inline kernel_version read_kernel(const toml::node& n, const std::string& field)
     const std::string text = read_string(n, field);
     if (const auto v = kernel_version::parse(text))
         return *v;
-    throw scenario_error(field, "\"" + text + "\" is not a kernel release such as \"6.8\"");
+    throw scenario_error(field, not_a_release(text));
 }
 
-inline machine_spec read_machine(const toml::node& n, field_lines& lines) {
-    table_reader t(read_table(n, "machine"), "machine", lines);
+inline machine_spec read_machine(const toml::node& n, const std::string& field, read_log& log) {
+    table_reader t(read_table(n, field), field, log);
     machine_spec m;
     t.take_into("cpus", m.cpus, read_int);
     t.take_into("online_cpus", m.online_cpus, read_int);
     t.take_into("hz", m.hz, read_int);
     t.take_into("kernel", m.kernel, read_kernel);
-    if (const toml::node* s = t.take("scaling"))
-        m.scaling = read_choice<tunable_scaling>(*s, t.field("scaling"),
-                                                 {{"none", tunable_scaling::none},
-                                                  {"log", tunable_scaling::log},
-                                                  {"linear", tunable_scaling::linear}});
+    t.take_into("scaling", m.scaling,
+                choice_reader<tunable_scaling>({{"none", tunable_scaling::none},
+                                                {"log", tunable_scaling::log},
+                                                {"linear", tunable_scaling::linear}}));
     t.take_into("base_slice", m.base_slice_ns, read_duration);
     t.take_into("latency", m.latency_ns, read_duration);
     t.take_into("min_granularity", m.min_granularity_ns, read_duration);
     t.take_into("wakeup_granularity", m.wakeup_granularity_ns, read_duration);
-    if (const toml::node* c = t.take("calc_delta"))
-        m.delta_mode = read_choice<calc_delta_mode>(*c, t.field("calc_delta"),
-                                                    {{"inverse", calc_delta_mode::inverse_multiply},
-                                                     {"exact", calc_delta_mode::exact_division}});
+    t.take_into("calc_delta", m.delta_mode,
+                choice_reader<calc_delta_mode>({{"inverse", calc_delta_mode::inverse_multiply},
+                                                {"exact", calc_delta_mode::exact_division}}));
     t.take_into("resched_latency", m.resched_latency_ns, read_duration);
     t.take_into("irq_time_accounting", m.irq_time_accounting, read_bool);
     t.take_into("nohz_idle", m.nohz_idle, read_bool);
     t.take_into("tick_irq", m.tick_irq_ns, read_duration);
-    if (const toml::node* f = t.take("features")) {
-        const std::string path = t.field("features");
-        for (const auto& [key, value] : read_table(*f, path)) {
-            const std::string name{key.str()};
-            lines.note(path + "." + name, key.source());
-            m.features[name] = read_bool(value, path + "." + name);
-        }
-    }
+    if (const toml::node* f = t.take("features"))
+        log.attempt([&] {
+            const std::string path = t.field("features");
+            for (const auto& entry : read_table(*f, path)) {
+                const std::string name{entry.first.str()};
+                log.note(path + "." + name, entry.first.source());
+                log.attempt([&] { m.features[name] = read_bool(entry.second, path + "." + name); });
+            }
+        });
     t.reject_unknown();
     return m;
 }
 
 // window = ["2s", "20s"] or window = { start = "2s", end = "20s" } (either bound optional).
-inline void read_window(const toml::node& n, scenario& sc, field_lines& lines) {
+inline void read_window(const toml::node& n, scenario& sc, read_log& log) {
     if (const toml::array* a = n.as_array()) {
         if (a->size() != 2)
             throw scenario_error("window", "expected [start, end], got " +
                                                std::to_string(a->size()) + " elements");
-        lines.note("window.start", (*a)[0].source());
-        lines.note("window.end", (*a)[1].source());
-        sc.window_start = read_duration((*a)[0], "window.start");
-        sc.window_end = read_duration((*a)[1], "window.end");
+        log.note("window.start", (*a)[0].source());
+        log.note("window.end", (*a)[1].source());
+        log.attempt([&] { sc.window_start = read_duration((*a)[0], "window.start"); });
+        log.attempt([&] { sc.window_end = read_duration((*a)[1], "window.end"); });
         return;
     }
     if (!n.is_table())
         wrong_type("window", n, "[start, end] or a table { start = ..., end = ... }");
-    table_reader t(*n.as_table(), "window", lines);
+    table_reader t(*n.as_table(), "window", log);
     t.take_into("start", sc.window_start, read_duration);
     t.take_into("end", sc.window_end, read_duration);
     t.reject_unknown();
 }
 
-inline std::map<std::string, double>
-read_group_values(const toml::node& n, const std::string& field, field_lines& lines) {
+inline std::map<std::string, double> read_group_values(const toml::node& n,
+                                                       const std::string& field, read_log& log) {
     std::map<std::string, double> values;
-    for (const auto& [key, value] : read_table(n, field)) {
-        const std::string group{key.str()};
-        lines.note(field + "." + group, key.source());
-        values[group] = read_number(value, field + "." + group);
+    for (const auto& entry : read_table(n, field)) {
+        const std::string group{entry.first.str()};
+        log.note(field + "." + group, entry.first.source());
+        log.attempt([&] { values[group] = read_number(entry.second, field + "." + group); });
     }
     return values;
 }
 
-inline measured_spec read_measured(const toml::node& n, field_lines& lines) {
-    table_reader t(read_table(n, "measured"), "measured", lines);
+inline measured_spec read_measured(const toml::node& n, const std::string& field, read_log& log) {
+    table_reader t(read_table(n, field), field, log);
     measured_spec m;
+    const auto group_values = [&log](const toml::node& v, const std::string& f) {
+        return read_group_values(v, f, log);
+    };
     t.take_into("source", m.source, read_string);
-    if (const toml::node* s = t.take("share"))
-        m.share = read_group_values(*s, t.field("share"), lines);
-    if (const toml::node* r = t.take("ratio"))
-        m.ratio = read_group_values(*r, t.field("ratio"), lines);
+    t.take_into("share", m.share, group_values);
+    t.take_into("ratio", m.ratio, group_values);
     t.reject_unknown();
     return m;
 }
 
-inline scenario read_scenario(const toml::table& root, std::string default_name,
-                              field_lines& lines) {
-    table_reader t(root, "", lines);
+inline std::uint64_t read_seed(const toml::node& n, const std::string& field) {
+    const std::int64_t seed = read_integer(n, field);
+    if (seed < 0)
+        throw scenario_error(field, std::to_string(seed) + " is negative");
+    return static_cast<std::uint64_t>(seed);
+}
+
+inline scenario read_scenario(const toml::table& root, std::string default_name, read_log& log) {
+    table_reader t(root, "", log);
     scenario sc;
     sc.name = std::move(default_name);
     t.take_into("name", sc.name, read_string);
     t.take_into("description", sc.description, read_string);
     t.take_into("length", sc.length, read_duration);
     if (const toml::node* w = t.take("window"))
-        read_window(*w, sc, lines);
+        log.attempt([&] { read_window(*w, sc, log); });
     t.take_into("repetitions", sc.repetitions, read_int);
-    if (const toml::node* s = t.take("seed")) {
-        const std::int64_t seed = read_integer(*s, "seed");
-        if (seed < 0)
-            throw scenario_error("seed", std::to_string(seed) + " is negative");
-        sc.seed = static_cast<std::uint64_t>(seed);
-    }
+    t.take_into("seed", sc.seed, read_seed);
     t.take_into("reference", sc.reference, read_string);
-    if (const toml::node* m = t.take("machine"))
-        sc.machine = read_machine(*m, lines);
-    if (const toml::node* tasks = t.take("tasks")) {
-        if (!tasks->is_array_of_tables())
-            wrong_type("tasks", *tasks, "an array of tables ([[tasks]])");
-        for_each_element(*tasks, "tasks", lines, [&](const toml::node& e, const std::string& f) {
-            sc.tasks.push_back(read_task(e, f, lines));
+    t.take_into("machine", sc.machine, [&log](const toml::node& m, const std::string& f) {
+        return read_machine(m, f, log);
+    });
+    if (const toml::node* tasks = t.take("tasks"))
+        log.attempt([&] {
+            if (!tasks->is_array_of_tables())
+                wrong_type("tasks", *tasks, "an array of tables ([[tasks]])");
+            for_each_element(*tasks, "tasks", log, [&](const toml::node& e, const std::string& f) {
+                sc.tasks.push_back(read_task(e, f, log));
+            });
         });
-    }
-    if (const toml::node* m = t.take("measured"))
-        sc.measured = read_measured(*m, lines);
+    t.take_into("measured", sc.measured, [&log](const toml::node& m, const std::string& f) {
+        return read_measured(m, f, log);
+    });
     t.reject_unknown();
     return sc;
 }
@@ -270,7 +279,8 @@ inline scenario read_scenario(const toml::table& root, std::string default_name,
 } // namespace detail
 
 // origin names the text in errors (a file name); its stem is the scenario's name unless the
-// text sets one.
+// text sets one. Every error in the text comes out in one scenario_error (a syntax error
+// stops the reading, so it comes alone).
 inline scenario parse_scenario(std::string_view toml_text, const std::string& origin) {
     toml::table root;
     try {
@@ -283,18 +293,22 @@ inline scenario parse_scenario(std::string_view toml_text, const std::string& or
                              origin);
     }
     std::string name = std::filesystem::path(origin).stem().string();
-    detail::field_lines lines;
-    try {
-        scenario sc = detail::read_scenario(root, name.empty() ? "scenario" : name, lines);
-        (void)validate(sc); // warnings are for the caller to fetch with validate()
-        return sc;
-    } catch (const scenario_error& e) {
-        throw lines.locate(e).in(origin);
-    }
+    detail::read_log log;
+    scenario sc = detail::read_scenario(root, name.empty() ? "scenario" : name, log);
+    // Values are checked once all of them could be read: one that could not stands at its
+    // default, and checks against it would report mistakes the file does not make.
+    std::vector<scenario_error::entry> errors = log.errors();
+    if (errors.empty())
+        errors = check_scenario(sc).errors; // warnings are for the caller to fetch with validate()
+    if (!errors.empty())
+        throw scenario_error(origin, log.located(std::move(errors)));
+    return sc;
 }
 
 inline scenario load_scenario(const std::filesystem::path& path) {
     const std::string origin = path.string();
+    if (path.empty())
+        throw scenario_error({}, "\"\" is an empty path, not a scenario file");
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
         throw scenario_error({}, "is a directory, not a scenario file", origin);

@@ -1,34 +1,60 @@
 #pragma once
-// The one error type for bad scenarios: it names the field and the reason.
+// The one error type for bad scenarios: it names the field and the reason. One error may
+// carry several: every mistake found in a scenario, so that a file can be fixed in one go.
+#include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace libsched {
 
 class scenario_error : public std::runtime_error {
 public:
-    scenario_error(std::string field, std::string reason, std::string origin = {})
-        : std::runtime_error(format(origin, field, reason)), field_(std::move(field)),
-          reason_(std::move(reason)), origin_(std::move(origin)) {}
+    struct entry {
+        std::string field; // as a scenario file spells it ("tasks[1].nice"); empty for the file
+        std::string reason;
+    };
 
-    const std::string& field() const noexcept { return field_; }
-    const std::string& reason() const noexcept { return reason_; }
+    scenario_error(std::string field, std::string reason, std::string origin = {})
+        : scenario_error(std::move(origin),
+                         std::vector<entry>{{std::move(field), std::move(reason)}}) {}
+
+    // Several errors of one text (origin first, as a field and a reason could not be told
+    // from it otherwise), in the order found; there must be at least one.
+    scenario_error(std::string origin, std::vector<entry> errors)
+        : std::runtime_error(format(origin, errors)), errors_(std::move(errors)),
+          origin_(std::move(origin)) {}
+
+    // The first error's field and reason; what() has every error, one a line.
+    const std::string& field() const noexcept { return errors_.front().field; }
+    const std::string& reason() const noexcept { return errors_.front().reason; }
+    const std::vector<entry>& errors() const noexcept { return errors_; }
     const std::string& origin() const noexcept { return origin_; } // file name, if any
 
-    // The same error, attributed to a file.
-    scenario_error in(const std::string& origin) const { return {field_, reason_, origin}; }
+    // "origin: field: reason", without the parts that are empty.
+    std::string message(const entry& e) const { return format(origin_, e); }
+
+    // The same errors, attributed to a file.
+    scenario_error in(const std::string& origin) const { return {origin, errors_}; }
 
 private:
-    static std::string format(const std::string& origin, const std::string& field,
-                              const std::string& reason) {
+    static std::string format(const std::string& origin, const entry& e) {
         std::string s;
         if (!origin.empty())
             s += origin + ": ";
-        if (!field.empty())
-            s += field + ": ";
-        return s + reason;
+        if (!e.field.empty())
+            s += e.field + ": ";
+        return s + e.reason;
     }
-    std::string field_, reason_, origin_;
+    static std::string format(const std::string& origin, const std::vector<entry>& errors) {
+        std::string s;
+        for (std::size_t i = 0; i < errors.size(); ++i)
+            s += (i == 0 ? "" : "\n") + format(origin, errors[i]);
+        return s;
+    }
+    std::vector<entry> errors_;
+    std::string origin_;
 };
 
 } // namespace libsched

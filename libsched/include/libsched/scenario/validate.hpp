@@ -1,8 +1,9 @@
 #pragma once
-// Checks a scenario before it runs. An error throws scenario_error naming the field as a
-// scenario file spells it ("machine.hz", "tasks[1].nice", "tasks[0].behaviour.run"); what
-// still runs but may surprise comes back as a warning ("tasks[1].nice: 25 clamped to 19 as
-// setpriority() does").
+// Checks a scenario before it runs. check_scenario() finds every error, each naming the
+// field as a scenario file spells it ("machine.hz", "tasks[1].nice",
+// "tasks[0].behaviour.run"), and every warning: what still runs but may surprise
+// ("tasks[1].nice: 25 clamped to 19 as setpriority() does"). validate() throws the errors
+// as one scenario_error.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -17,6 +18,7 @@
 #include <libsched/sched/tunables.hpp>
 #include <libsched/sched/weight.hpp>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -31,23 +33,39 @@ inline constexpr int max_cpus = 4096;
 inline constexpr int max_repetitions = 10'000;
 inline constexpr int max_task_count = 100'000;
 inline constexpr duration max_tunable_override = nsec_per_sec;
+// Far beyond any experiment, and keeps every sum of times clear of overflow.
+inline constexpr duration max_length = 10'000'000 * nsec_per_sec;
 // setpriority() clamps any nice into [-20, 19]; a value further out than these is taken
 // for a typo rather than clamped.
 inline constexpr int min_clampable_nice = 2 * min_nice;
 inline constexpr int max_clampable_nice = 2 * max_nice + 1;
-inline constexpr std::array<int, 4> supported_hz = {100, 250, 300, 1000}; // CONFIG_HZ choices
+
+// What check_scenario() finds.
+struct validation {
+    std::vector<scenario_error::entry> errors; // in the order of the file's sections
+    std::vector<std::string> warnings;         // each "field: what"
+};
 
 namespace detail {
 
-using warnings = std::vector<std::string>;
-
-[[noreturn]] inline void fail(std::string field, std::string reason) {
-    throw scenario_error(std::move(field), std::move(reason));
+inline void reject(validation& v, std::string field, std::string reason) {
+    v.errors.push_back({std::move(field), std::move(reason)});
 }
 
-inline void warn(warnings& w, const std::string& field, const std::string& what) {
-    w.push_back(field + ": " + what);
+inline void warn(validation& v, const std::string& field, const std::string& what) {
+    v.warnings.push_back(field + ": " + what);
 }
+
+// Whether the values that other fields are checked against are valid. A check that needs
+// an invalid one is skipped, so a wrong value is reported once and not again through every
+// field it bounds (a wrong length is not also every start time outside the run).
+struct valid_bases {
+    bool cpus, hz, kernel, length;
+    explicit valid_bases(const scenario& sc)
+        : cpus(sc.machine.cpus >= 1 && sc.machine.cpus <= max_cpus),
+          hz(!unsupported_hz(sc.machine.hz)), kernel(!unmodelled_release(sc.machine.kernel)),
+          length(sc.length > 0 && sc.length <= max_length) {}
+};
 
 inline std::string number_text(double v) {
     std::ostringstream s;
@@ -63,13 +81,12 @@ inline std::string run_interval(duration length) {
     return "the run [0s, " + format_duration(length) + ")";
 }
 
-inline std::string feature_releases(const feature_info& fi) {
-    if (fi.last == kernel_version{0, 0})
-        return "it exists from " + fi.first.str();
-    return "it exists from " + fi.first.str() + " to " + fi.last.str();
+// Whether t lies in the run [0, length); with an invalid length, only whether t >= 0.
+inline bool within_run(sim_time t, const scenario& sc, const valid_bases& b) {
+    return t >= 0 && (!b.length || t < sc.length);
 }
 
-inline void check_tunable_overrides(const machine_spec& m, warnings& w) {
+inline void check_tunable_overrides(const machine_spec& m, validation& v) {
     struct tunable_override {
         const char* field;
         const std::optional<duration>& value;
@@ -85,18 +102,19 @@ inline void check_tunable_overrides(const machine_spec& m, warnings& w) {
         if (!o.value)
             continue;
         if (*o.value <= 0)
-            fail(o.field, format_duration(*o.value) + " is not positive");
-        if (*o.value > max_tunable_override)
-            fail(o.field, format_duration(*o.value) + " is absurdly long (at most " +
-                              format_duration(max_tunable_override) + ")");
+            reject(v, o.field, format_duration(*o.value) + " is not positive");
+        else if (*o.value > max_tunable_override)
+            reject(v, o.field,
+                   format_duration(*o.value) + " is absurdly long (at most " +
+                       format_duration(max_tunable_override) + ")");
         if (o.eevdf != m.kernel.is_eevdf())
-            warn(w, o.field,
+            warn(v, o.field,
                  o.eevdf ? "has no effect before 6.6 (old CFS reads latency and the granularities)"
                          : "has no effect from 6.6 on (EEVDF reads base_slice)");
     }
 }
 
-inline void check_features(const machine_spec& m, warnings& w) {
+inline void check_features(const machine_spec& m, const valid_bases& b, validation& v) {
     std::vector<std::string_view> names;
     for (const auto& fi : feature_table)
         names.push_back(fi.name);
@@ -104,226 +122,258 @@ inline void check_features(const machine_spec& m, warnings& w) {
     for (const auto& [name, on] : m.features) {
         const std::string field = "machine.features." + name;
         const auto f = feature_by_name(name);
-        if (!f)
-            fail(field, "unknown feature" + did_you_mean(name, names));
-        if (const auto [it, fresh] = seen.emplace(*f, name); !fresh)
-            fail(field, "names the same feature as machine.features." + it->second);
+        if (!f) {
+            reject(v, field, "unknown feature" + did_you_mean(name, names));
+            continue;
+        }
+        if (const auto [it, fresh] = seen.emplace(*f, name); !fresh) {
+            reject(v, field, "names the same feature as machine.features." + it->second);
+            continue;
+        }
         const feature_info& fi = info(*f);
-        if (feature_exists(*f, m.kernel))
+        if (!b.kernel || feature_exists(*f, m.kernel))
             continue;
         const std::string absent = std::string{fi.kernel_name} + " is not in kernel " +
-                                   m.kernel.str() + " (" + feature_releases(fi) + ")";
+                                   m.kernel.str() + " (only in " + feature_releases(fi) + ")";
         if (on)
-            fail(field, absent);
-        warn(w, field, absent + "; switching it off changes nothing");
+            reject(v, field, absent);
+        else
+            warn(v, field, absent + "; switching it off changes nothing");
     }
 }
 
-inline void check_machine(const machine_spec& m, warnings& w) {
-    if (m.cpus < 1 || m.cpus > max_cpus)
-        fail("machine.cpus",
-             std::to_string(m.cpus) + " is outside [1, " + std::to_string(max_cpus) + "]");
+inline void check_machine(const machine_spec& m, const valid_bases& b, validation& v) {
+    if (!b.cpus)
+        reject(v, "machine.cpus",
+               std::to_string(m.cpus) + " is outside [1, " + std::to_string(max_cpus) + "]");
     if (m.online_cpus < 0)
-        fail("machine.online_cpus",
-             std::to_string(m.online_cpus) + " is negative (0 means as many as machine.cpus)");
-    if (m.cpus > 1)
-        warn(w, "machine.cpus",
-             "each task stays on the CPU it is given at fork (the allowed CPU with the fewest "
-             "tasks); wakeup placement and load balancing are not modelled yet");
+        reject(v, "machine.online_cpus",
+               std::to_string(m.online_cpus) + " is negative (0 means as many as machine.cpus)");
     if (m.online_cpus > 0 && m.online_cpus < m.cpus)
-        warn(w, "machine.online_cpus",
+        warn(v, "machine.online_cpus",
              std::to_string(m.online_cpus) + " is fewer than the " + count_text(m.cpus, "CPU") +
                  " simulated");
-    if (std::find(supported_hz.begin(), supported_hz.end(), m.hz) == supported_hz.end())
-        fail("machine.hz",
-             std::to_string(m.hz) + " is not a CONFIG_HZ choice (100, 250, 300 or 1000)");
-    if (m.kernel < oldest_modelled_kernel || m.kernel > newest_modelled_kernel)
-        fail("machine.kernel", m.kernel.str() + " is outside the modelled releases " +
-                                   oldest_modelled_kernel.str() + " to " +
-                                   newest_modelled_kernel.str());
+    if (const auto e = unsupported_hz(m.hz))
+        reject(v, "machine.hz", *e);
+    if (const auto e = unmodelled_release(m.kernel))
+        reject(v, "machine.kernel", *e);
     // Stable updates pick up later fixes (e.g. 2ae891b82695's 0.70 ms base slice reached
     // 6.6.y and 6.14.y); the model follows the release as first published.
     if (m.kernel.patch > 0 && m.kernel.is_eevdf() && m.kernel < kernel_version{6, 15} &&
         !m.base_slice_ns)
-        warn(w, "machine.kernel",
+        warn(v, "machine.kernel",
              m.kernel.str() + " is modelled as " + std::to_string(m.kernel.major) + "." +
                  std::to_string(m.kernel.minor) +
                  "; stable updates may carry later scheduler fixes such as the 0.70 ms base "
                  "slice of 6.15: read /sys/kernel/debug/sched/base_slice_ns and set "
                  "machine.base_slice");
-    check_tunable_overrides(m, w);
-    check_features(m, w);
+    check_tunable_overrides(m, v);
+    check_features(m, b, v);
     // Both happen within one tick period, or the tick would never leave time to run.
-    const duration tick = default_tunables(m.kernel, m.cpus, m.hz).tick_nsec;
     const std::array<std::pair<const char*, duration>, 2> within_tick = {{
         {"machine.resched_latency", m.resched_latency_ns},
         {"machine.tick_irq", m.tick_irq_ns},
     }};
     for (const auto& [field, value] : within_tick) {
-        if (value < 0)
-            fail(field, format_duration(value) + " is negative");
+        if (value < 0) {
+            reject(v, field, format_duration(value) + " is negative");
+            continue;
+        }
+        if (!b.hz)
+            continue;
+        const duration tick = default_tunables(m.kernel, m.cpus, m.hz).tick_nsec;
         if (value >= tick)
-            fail(field, format_duration(value) + " is not below the tick (" +
-                            format_duration(tick) + " at HZ " + std::to_string(m.hz) + ")");
+            reject(v, field,
+                   format_duration(value) + " is not below the tick (" + format_duration(tick) +
+                       " at HZ " + std::to_string(m.hz) + ")");
     }
 }
 
-inline void check_run(const scenario& sc) {
-    if (sc.length <= 0)
-        fail("length", format_duration(sc.length) + " is not positive");
-    // Far beyond any experiment, and keeps every sum of times clear of overflow.
-    constexpr duration max_length = 10'000'000 * nsec_per_sec;
-    if (sc.length > max_length)
-        fail("length", format_duration(sc.length) + " is longer than " +
-                           format_duration(max_length) + " (about 116 days)");
-    if (sc.window_start < 0)
-        fail("window.start", format_duration(sc.window_start) + " is negative");
-    if (sc.window_end && *sc.window_end > sc.length)
-        fail("window.end",
-             format_duration(*sc.window_end) + " is after the end of " + run_interval(sc.length));
-    if (sc.window_start >= sc.window_stop())
-        fail("window", "[" + format_duration(sc.window_start) + ", " +
-                           format_duration(sc.window_stop()) + ") is empty");
-    if (sc.repetitions < 1 || sc.repetitions > max_repetitions)
-        fail("repetitions", std::to_string(sc.repetitions) + " is outside [1, " +
-                                std::to_string(max_repetitions) + "]");
+// Balancing would move a task only if it may run on another CPU and has another task to
+// move away from; otherwise the missing balancer changes nothing.
+inline void check_placement(const scenario& sc, const valid_bases& b, validation& v) {
+    if (!b.cpus)
+        return;
+    long long tasks = 0;
+    bool movable = false;
+    for (const task_spec& t : sc.tasks) {
+        tasks += t.count;
+        const std::size_t allowed =
+            t.affinity.empty() ? static_cast<std::size_t>(sc.machine.cpus) : t.affinity.size();
+        movable = movable || allowed > 1;
+    }
+    if (tasks > 1 && movable)
+        warn(v, "machine.cpus",
+             "each task stays on the CPU it is given at fork (the allowed CPU with the fewest "
+             "tasks); wakeup placement and load balancing are not modelled yet");
 }
 
-inline void check_nice(const std::string& field, int nice, warnings& w) {
+inline void check_run(const scenario& sc, const valid_bases& b, validation& v) {
+    if (sc.length <= 0)
+        reject(v, "length", format_duration(sc.length) + " is not positive");
+    else if (!b.length)
+        reject(v, "length",
+               format_duration(sc.length) + " is longer than " + format_duration(max_length) +
+                   " (about 116 days)");
+    if (sc.window_start < 0)
+        reject(v, "window.start", format_duration(sc.window_start) + " is negative");
+    if (b.length && sc.window_end && *sc.window_end > sc.length)
+        reject(v, "window.end",
+               format_duration(*sc.window_end) + " is after the end of " + run_interval(sc.length));
+    if (b.length && sc.window_start >= sc.window_stop())
+        reject(v, "window",
+               "[" + format_duration(sc.window_start) + ", " + format_duration(sc.window_stop()) +
+                   ") is empty");
+    if (sc.repetitions < 1 || sc.repetitions > max_repetitions)
+        reject(v, "repetitions",
+               std::to_string(sc.repetitions) + " is outside [1, " +
+                   std::to_string(max_repetitions) + "]");
+}
+
+inline void check_nice(const std::string& field, int nice, validation& v) {
     if (nice < min_clampable_nice || nice > max_clampable_nice)
-        fail(field, std::to_string(nice) + " is outside [" + std::to_string(min_nice) + ", " +
-                        std::to_string(max_nice) + "]");
-    if (const nice_clamp c = clamp_nice(nice); c.clamped)
-        warn(w, field,
+        reject(v, field,
+               std::to_string(nice) + " is outside [" + std::to_string(min_nice) + ", " +
+                   std::to_string(max_nice) + "]");
+    else if (const nice_clamp c = clamp_nice(nice); c.clamped)
+        warn(v, field,
              std::to_string(nice) + " clamped to " + std::to_string(c.nice) +
                  " as setpriority() does");
 }
 
 // run: whether the distribution is a run length, which must leave the task some CPU time.
-inline void check_distribution(const std::string& field, const distribution& d, bool run) {
+inline void check_distribution(const std::string& field, const distribution& d, bool run,
+                               validation& v) {
     using kind = distribution::kind;
     switch (d.type) {
     case kind::constant:
         if (d.a < 0)
-            fail(field, format_duration(d.a) + " is negative");
+            reject(v, field, format_duration(d.a) + " is negative");
         if (run && d.a == 0)
-            fail(field, "0s: a task must run for some time");
+            reject(v, field, "0s: a task must run for some time");
         break;
     case kind::uniform:
         if (d.a < 0)
-            fail(field + ".low", format_duration(d.a) + " is negative");
+            reject(v, field + ".low", format_duration(d.a) + " is negative");
         if (d.a > d.b)
-            fail(field, "low " + format_duration(d.a) + " is above high " + format_duration(d.b));
+            reject(v, field,
+                   "low " + format_duration(d.a) + " is above high " + format_duration(d.b));
         if (run && d.b == 0)
-            fail(field + ".high", "0s: a task must run for some time");
+            reject(v, field + ".high", "0s: a task must run for some time");
         break;
     case kind::exponential:
         if (d.a <= 0)
-            fail(field + ".mean", format_duration(d.a) + " is not positive");
+            reject(v, field + ".mean", format_duration(d.a) + " is not positive");
         break;
     }
 }
 
-inline void check_behaviour(const std::string& field, const behaviour_spec& b) {
+inline void check_behaviour(const std::string& field, const behaviour_spec& b, validation& v) {
     using kind = behaviour_spec::kind;
     switch (b.type) {
     case kind::burner:
         break;
     case kind::periodic:
         if (b.run <= 0)
-            fail(field + ".run", format_duration(b.run) + " is not positive");
+            reject(v, field + ".run", format_duration(b.run) + " is not positive");
         if (b.sleep < 0)
-            fail(field + ".sleep", format_duration(b.sleep) + " is negative");
+            reject(v, field + ".sleep", format_duration(b.sleep) + " is negative");
         if (b.period && *b.period <= 0)
-            fail(field + ".period", format_duration(*b.period) + " is not positive");
+            reject(v, field + ".period", format_duration(*b.period) + " is not positive");
         break;
     case kind::random:
-        check_distribution(field + ".run", b.run_dist, true);
-        check_distribution(field + ".sleep", b.sleep_dist, false);
+        check_distribution(field + ".run", b.run_dist, true, v);
+        check_distribution(field + ".sleep", b.sleep_dist, false, v);
         break;
     }
 }
 
-inline void check_task(const scenario& sc, std::size_t i, warnings& w) {
+inline void check_task(const scenario& sc, std::size_t i, const valid_bases& b, validation& v) {
     const task_spec& t = sc.tasks[i];
     const std::string at = "tasks[" + std::to_string(i) + "]";
     if (t.count < 1 || t.count > max_task_count)
-        fail(at + ".count",
-             std::to_string(t.count) + " is outside [1, " + std::to_string(max_task_count) + "]");
-    check_nice(at + ".nice", t.nice, w);
+        reject(v, at + ".count",
+               std::to_string(t.count) + " is outside [1, " + std::to_string(max_task_count) + "]");
+    check_nice(at + ".nice", t.nice, v);
 
     std::set<int> allowed;
     for (const int cpu : t.affinity) {
-        if (cpu < 0 || cpu >= sc.machine.cpus)
-            fail(at + ".affinity", "affinity to CPU " + std::to_string(cpu) +
-                                       " but the machine has " +
-                                       count_text(sc.machine.cpus, "CPU"));
-        if (!allowed.insert(cpu).second)
-            fail(at + ".affinity", "CPU " + std::to_string(cpu) + " is listed twice");
+        if (cpu < 0 || (b.cpus && cpu >= sc.machine.cpus))
+            reject(v, at + ".affinity",
+                   "affinity to CPU " + std::to_string(cpu) + " but the machine has " +
+                       count_text(sc.machine.cpus, "CPU"));
+        else if (!allowed.insert(cpu).second)
+            reject(v, at + ".affinity", "CPU " + std::to_string(cpu) + " is listed twice");
     }
-    check_behaviour(at + ".behaviour", t.behaviour);
+    check_behaviour(at + ".behaviour", t.behaviour, v);
 
-    if (t.start < 0 || t.start >= sc.length)
-        fail(at + ".start", format_duration(t.start) + " is outside " + run_interval(sc.length));
+    const bool start_ok = within_run(t.start, sc, b);
+    if (!start_ok)
+        reject(v, at + ".start",
+               format_duration(t.start) + " is outside " + run_interval(sc.length));
     if (t.stagger < 0)
-        fail(at + ".stagger", format_duration(t.stagger) + " is negative");
-    if (t.stagger > 0) {
+        reject(v, at + ".stagger", format_duration(t.stagger) + " is negative");
+    if (t.stagger > 0 && start_ok && b.length) {
         // Instance k forks at start + k * stagger; the first one at or past the end never runs.
         const duration late = (sc.length - t.start - 1) / t.stagger + 1;
         if (late < t.count)
-            warn(w, at + ".stagger",
+            warn(v, at + ".stagger",
                  "instances " + std::to_string(late) + " to " + std::to_string(t.count - 1) +
                      " would fork after the end of the run and never start");
     }
     if (t.slice) {
-        if (sc.machine.kernel < kernel_version{6, 12})
-            fail(at + ".slice", "custom slices (sched_setattr() sched_runtime) exist from 6.12; "
-                                "the machine runs " +
-                                    sc.machine.kernel.str());
+        if (b.kernel && sc.machine.kernel < kernel_version{6, 12})
+            reject(v, at + ".slice",
+                   "custom slices (sched_setattr() sched_runtime) exist from 6.12; the machine "
+                   "runs " +
+                       sc.machine.kernel.str());
         if (*t.slice <= 0)
-            fail(at + ".slice", format_duration(*t.slice) + " is not positive");
-        if (eevdf::clamp_custom_slice(*t.slice) != *t.slice)
-            warn(w, at + ".slice",
+            reject(v, at + ".slice", format_duration(*t.slice) + " is not positive");
+        else if (eevdf::clamp_custom_slice(*t.slice) != *t.slice)
+            warn(v, at + ".slice",
                  format_duration(*t.slice) + " clamped to " +
                      format_duration(eevdf::clamp_custom_slice(*t.slice)) +
                      " as __setparam_fair() does");
     }
     if (!(t.system_share >= 0.0 && t.system_share <= 1.0))
-        fail(at + ".system_share", number_text(t.system_share) + " is outside [0, 1]");
+        reject(v, at + ".system_share", number_text(t.system_share) + " is outside [0, 1]");
     if (t.lifetime && *t.lifetime <= 0)
-        fail(at + ".lifetime", format_duration(*t.lifetime) + " is not positive");
+        reject(v, at + ".lifetime", format_duration(*t.lifetime) + " is not positive");
     if (t.exit_at && *t.exit_at <= t.start)
-        fail(at + ".exit_at", format_duration(*t.exit_at) + " is not after the task's start (" +
-                                  format_duration(t.start) + ")");
+        reject(v, at + ".exit_at",
+               format_duration(*t.exit_at) + " is not after the task's start (" +
+                   format_duration(t.start) + ")");
     for (std::size_t j = 0; j < t.renice.size(); ++j) {
         const std::string rf = at + ".renice[" + std::to_string(j) + "]";
         const renice_spec& r = t.renice[j];
-        if (r.at < 0 || r.at >= sc.length)
-            fail(rf + ".at", format_duration(r.at) + " is outside " + run_interval(sc.length));
-        check_nice(rf + ".nice", r.nice, w);
+        if (!within_run(r.at, sc, b))
+            reject(v, rf + ".at", format_duration(r.at) + " is outside " + run_interval(sc.length));
+        check_nice(rf + ".nice", r.nice, v);
     }
 }
 
-inline void check_tasks(const scenario& sc, warnings& w) {
+inline void check_tasks(const scenario& sc, const valid_bases& b, validation& v) {
     if (sc.tasks.empty())
-        fail("tasks", "no tasks; a scenario needs at least one [[tasks]] table");
+        reject(v, "tasks", "no tasks; a scenario needs at least one [[tasks]] table");
     std::map<std::string, std::size_t> names;
     for (std::size_t i = 0; i < sc.tasks.size(); ++i) {
         const std::string& name = sc.tasks[i].name;
         const std::string field = "tasks[" + std::to_string(i) + "].name";
         if (name.empty())
-            fail(field, "missing or empty; every task group needs a name");
-        if (name.find('.') != std::string::npos)
-            fail(field, "\"" + name + "\" contains '.', which instance names use (" + name +
-                            ".0, " + name + ".1, ...)");
-        if (const auto [it, fresh] = names.emplace(name, i); !fresh)
-            fail(field, "\"" + name + "\" is already the name of tasks[" +
-                            std::to_string(it->second) + "]");
-        check_task(sc, i, w);
+            reject(v, field, "missing or empty; every task group needs a name");
+        else if (name.find('.') != std::string::npos)
+            reject(v, field,
+                   "\"" + name + "\" contains '.', which instance names use (" + name + ".0, " +
+                       name + ".1, ...)");
+        else if (const auto [it, fresh] = names.emplace(name, i); !fresh)
+            reject(v, field,
+                   "\"" + name + "\" is already the name of tasks[" + std::to_string(it->second) +
+                       "]");
+        check_task(sc, i, b, v);
     }
 }
 
-inline void check_measured(const scenario& sc) {
+inline void check_measured(const scenario& sc, const valid_bases& b, validation& v) {
     std::vector<std::string_view> groups;
     std::string listed;
     for (const auto& t : sc.tasks) {
@@ -332,38 +382,51 @@ inline void check_measured(const scenario& sc) {
     }
     const auto check_group = [&](const std::string& field, const std::string& group) {
         if (std::find(groups.begin(), groups.end(), group) == groups.end())
-            fail(field, "\"" + group + "\" names no task group" + did_you_mean(group, groups) +
-                            " (groups: " + listed + ")");
+            reject(v, field,
+                   "\"" + group + "\" names no task group" + did_you_mean(group, groups) +
+                       " (groups: " + listed + ")");
     };
     if (!sc.reference.empty())
         check_group("reference", sc.reference);
     for (const auto& [group, share] : sc.measured.share) {
         const std::string field = "measured.share." + group;
         check_group(field, group);
-        if (!std::isfinite(share) || share < 0 || share > sc.machine.cpus)
-            fail(field, number_text(share) + " is not a share of the CPU time (0 to " +
-                            std::to_string(sc.machine.cpus) + ")");
+        if (!std::isfinite(share) || share < 0 || (b.cpus && share > sc.machine.cpus))
+            reject(v, field,
+                   number_text(share) + " is not a share of the CPU time (0 to " +
+                       std::to_string(sc.machine.cpus) + ")");
     }
     if (!sc.measured.ratio.empty() && sc.reference.empty())
-        fail("measured.ratio", "ratios need a reference task group; set reference");
+        reject(v, "measured.ratio", "ratios need a reference task group; set reference");
     for (const auto& [group, ratio] : sc.measured.ratio) {
         const std::string field = "measured.ratio." + group;
         check_group(field, group);
         if (!std::isfinite(ratio) || ratio <= 0)
-            fail(field, number_text(ratio) + " is not a positive ratio");
+            reject(v, field, number_text(ratio) + " is not a positive ratio");
     }
 }
 
 } // namespace detail
 
-// Throws scenario_error for the first error; returns the warnings (each "field: what").
+// Every error and every warning in the scenario.
+inline validation check_scenario(const scenario& sc) {
+    validation v;
+    const detail::valid_bases b(sc);
+    detail::check_machine(sc.machine, b, v);
+    detail::check_placement(sc, b, v);
+    detail::check_run(sc, b, v);
+    detail::check_tasks(sc, b, v);
+    detail::check_measured(sc, b, v);
+    return v;
+}
+
+// Throws one scenario_error carrying every error (its field() and reason() are the first
+// error's); returns the warnings, each "field: what". simulate() calls it first.
 inline std::vector<std::string> validate(const scenario& sc) {
-    detail::warnings w;
-    detail::check_machine(sc.machine, w);
-    detail::check_run(sc);
-    detail::check_tasks(sc, w);
-    detail::check_measured(sc);
-    return w;
+    validation v = check_scenario(sc);
+    if (!v.errors.empty())
+        throw scenario_error({}, std::move(v.errors));
+    return std::move(v.warnings);
 }
 
 } // namespace libsched

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <libsched/sched/kernel_version.hpp>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace libsched {
@@ -34,6 +35,13 @@ inline constexpr std::array<feature_info, feature_count> feature_table = {{
 
 inline constexpr const feature_info& info(feature f) {
     return feature_table[static_cast<std::size_t>(f)];
+}
+
+// The releases that have the feature: "5.0 to 6.5", "6.6 and later".
+inline std::string feature_releases(const feature_info& fi) {
+    if (fi.last == kernel_version{0, 0})
+        return fi.first.str() + " and later";
+    return fi.first.str() + " to " + fi.last.str();
 }
 
 // Whether release v has the feature at all (a flag it lacks cannot be switched on).

@@ -67,4 +67,17 @@ struct kernel_version {
 inline constexpr kernel_version oldest_modelled_kernel{5, 0};
 inline constexpr kernel_version newest_modelled_kernel{6, 19};
 
+// Why v cannot be modelled ("4.19 is outside the modelled releases 5.0 to 6.19"), or nullopt.
+inline std::optional<std::string> unmodelled_release(kernel_version v) {
+    if (v >= oldest_modelled_kernel && v <= newest_modelled_kernel)
+        return std::nullopt;
+    return v.str() + " is outside the modelled releases " + oldest_modelled_kernel.str() + " to " +
+           newest_modelled_kernel.str();
+}
+
+// Why text did not parse as a release.
+inline std::string not_a_release(std::string_view text) {
+    return "\"" + std::string{text} + "\" is not a kernel release such as \"6.8\"";
+}
+
 } // namespace libsched

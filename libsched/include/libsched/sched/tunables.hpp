@@ -2,13 +2,39 @@
 // Scheduler tunables with their CPU-count scaling (fair.c get_update_sysctl_factor,
 // update_sysctl, sched_update_scaling). Every value is in nanoseconds unless named.
 #include <algorithm>
+#include <array>
 #include <bit>
+#include <cstddef>
 #include <libsched/sched/kernel_version.hpp>
 #include <libsched/sched/types.hpp>
+#include <optional>
+#include <string>
 
 namespace libsched {
 
 enum class tunable_scaling { none = 0, log = 1, linear = 2 };
+
+// The CONFIG_HZ choices (kernel/Kconfig.hz).
+inline constexpr std::array<int, 4> supported_hz = {100, 250, 300, 1000};
+
+// "100, 250, 300 or 1000"
+inline std::string supported_hz_text() {
+    std::string text;
+    for (std::size_t i = 0; i < supported_hz.size(); ++i)
+        text += (i == 0                         ? ""
+                 : i + 1 == supported_hz.size() ? " or "
+                                                : ", ") +
+                std::to_string(supported_hz[i]);
+    return text;
+}
+
+// Why hz is not a CONFIG_HZ choice ("123 is not a CONFIG_HZ choice (100, 250, 300 or
+// 1000)"), or nullopt.
+inline std::optional<std::string> unsupported_hz(int hz) {
+    if (std::find(supported_hz.begin(), supported_hz.end(), hz) != supported_hz.end())
+        return std::nullopt;
+    return std::to_string(hz) + " is not a CONFIG_HZ choice (" + supported_hz_text() + ")";
+}
 
 struct sched_tunables {
     int hz = 250;                            // CONFIG_HZ

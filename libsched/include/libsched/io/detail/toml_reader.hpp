@@ -1,7 +1,8 @@
 #pragma once
 // Strict reading of TOML tables: every value is converted with an error naming the field
 // and the type it should have, every key a reader did not ask for is an error, and the
-// line of each field is kept for errors found later (validate()).
+// line of each field is kept for errors found later (validate()). An error in one field
+// is noted and reading goes on with the next, so that a file's mistakes come out together.
 #include <algorithm>
 #include <cstdint>
 #include <initializer_list>
@@ -22,8 +23,8 @@
 
 namespace libsched::detail {
 
-// Where each field was written.
-class field_lines {
+// What reading has met so far: where each field was written, and every error.
+class read_log {
 public:
     void note(const std::string& field, const toml::source_region& where) {
         if (where.begin.line != 0)
@@ -44,18 +45,35 @@ public:
         return 0;
     }
 
-    // The same error with the field's line appended to the reason, when known.
-    scenario_error locate(const scenario_error& e) const {
-        if (e.field().empty())
-            return e;
-        const std::uint32_t line = find(e.field());
-        if (line == 0)
-            return e;
-        return {e.field(), e.reason() + " (line " + std::to_string(line) + ")", e.origin()};
+    // The errors with the line of each field appended to its reason, where known.
+    std::vector<scenario_error::entry> located(std::vector<scenario_error::entry> errors) const {
+        for (scenario_error::entry& e : errors)
+            if (const std::uint32_t line = e.field.empty() ? 0 : find(e.field); line != 0)
+                e.reason += " (line " + std::to_string(line) + ")";
+        return errors;
     }
+
+    void error(std::string field, std::string reason) {
+        errors_.push_back({std::move(field), std::move(reason)});
+    }
+
+    // Runs read(); the errors of a scenario_error it throws are kept and reading goes on.
+    // Whether read() succeeded.
+    template <class Read> bool attempt(Read read) {
+        try {
+            read();
+            return true;
+        } catch (const scenario_error& e) {
+            errors_.insert(errors_.end(), e.errors().begin(), e.errors().end());
+            return false;
+        }
+    }
+
+    const std::vector<scenario_error::entry>& errors() const { return errors_; }
 
 private:
     std::map<std::string, std::uint32_t> lines_;
+    std::vector<scenario_error::entry> errors_;
 };
 
 inline std::string_view type_name(toml::node_type t) {
@@ -150,28 +168,36 @@ inline duration read_duration(const toml::node& n, const std::string& field) {
     wrong_type(field, n, "a duration (a string such as \"1.5ms\" or integer nanoseconds)");
 }
 
-// One of a fixed set of words ("normal", "batch", "idle").
-template <class E>
-E read_choice(const toml::node& n, const std::string& field,
-              std::initializer_list<std::pair<std::string_view, E>> choices) {
-    const std::string word = read_string(n, field);
-    std::vector<std::string_view> names;
-    std::string listed;
-    for (const auto& [name, value] : choices) {
-        if (name == word)
-            return value;
-        names.push_back(name);
-        listed += (listed.empty() ? "\"" : ", \"") + std::string{name} + "\"";
+// One of a fixed set of words ("normal", "batch", "idle"), read by calling it like the
+// other readers: choice_reader<sched_policy>{{"normal", sched_policy::normal}, ...}.
+template <class E> class choice_reader {
+public:
+    choice_reader(std::initializer_list<std::pair<std::string_view, E>> choices)
+        : choices_(choices) {}
+
+    E operator()(const toml::node& n, const std::string& field) const {
+        const std::string word = read_string(n, field);
+        std::vector<std::string_view> names;
+        std::string listed;
+        for (const auto& [name, value] : choices_) {
+            if (name == word)
+                return value;
+            names.push_back(name);
+            listed += (listed.empty() ? "\"" : ", \"") + std::string{name} + "\"";
+        }
+        throw scenario_error(field, "\"" + word + "\" is not one of " + listed +
+                                        did_you_mean(word, names));
     }
-    throw scenario_error(field,
-                         "\"" + word + "\" is not one of " + listed + did_you_mean(word, names));
-}
+
+private:
+    std::vector<std::pair<std::string_view, E>> choices_;
+};
 
 // Reads one table: take() the keys it knows, then reject_unknown() names any other key.
 class table_reader {
 public:
-    table_reader(const toml::table& table, std::string path, field_lines& lines)
-        : table_(table), path_(std::move(path)), lines_(lines) {}
+    table_reader(const toml::table& table, std::string path, read_log& log)
+        : table_(table), path_(std::move(path)), log_(log) {}
 
     std::string field(std::string_view key) const {
         return path_.empty() ? std::string{key} : path_ + "." + std::string{key};
@@ -182,20 +208,26 @@ public:
         known_.emplace_back(key);
         const toml::node* n = table_.get(key);
         if (n != nullptr)
-            lines_.note(field(key), n->source());
+            log_.note(field(key), n->source());
         return n;
     }
 
-    const toml::node& take_required(std::string_view key) {
-        if (const toml::node* n = take(key))
-            return *n;
-        throw scenario_error(field(key), "missing");
+    // target = read(value, field) when the key is present; an error is logged. Whether
+    // target was read.
+    template <class T, class Read> bool take_into(std::string_view key, T& target, Read read) {
+        const toml::node* n = take(key);
+        return n != nullptr && log_.attempt([&] { target = read(*n, field(key)); });
     }
 
-    // target = read(value, field) when the key is present.
-    template <class T, class Read> void take_into(std::string_view key, T& target, Read read) {
-        if (const toml::node* n = take(key))
-            target = read(*n, field(key));
+    // The same for a key that must be there.
+    template <class T, class Read>
+    bool take_required_into(std::string_view key, T& target, Read read) {
+        if (table_.get(key) == nullptr) {
+            known_.emplace_back(key);
+            log_.error(field(key), "missing");
+            return false;
+        }
+        return take_into(key, target, read);
     }
 
     void reject_unknown() const {
@@ -204,15 +236,15 @@ public:
             if (std::find(known_.begin(), known_.end(), k) != known_.end())
                 continue;
             const std::string f = field(k);
-            lines_.note(f, key.source());
-            throw scenario_error(f, "unknown key" + did_you_mean(k, known_));
+            log_.note(f, key.source());
+            log_.error(f, "unknown key" + did_you_mean(k, known_));
         }
     }
 
 private:
     const toml::table& table_;
     std::string path_;
-    field_lines& lines_;
+    read_log& log_;
     std::vector<std::string> known_;
 };
 
