@@ -661,9 +661,7 @@ TEST_CASE("stopping the tick of an idle CPU changes no result, only the event co
 namespace {
 
 task_spec on_timer(const std::string& name, duration run, duration period) {
-    task_spec t = burner(name);
-    t.behaviour.type = behaviour_spec::kind::periodic;
-    t.behaviour.run = run;
+    task_spec t = periodic(name, run, 0);
     t.behaviour.period = period;
     return t;
 }

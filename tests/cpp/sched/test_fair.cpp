@@ -25,6 +25,15 @@ struct fair_cpu {
         fc.enqueue_task(r, t,
                         fc.params().since(6, 12) ? enqueue_flags::initial : enqueue_flags::none);
     }
+    // try_to_wake_up() of a task that has not run here yet, and its wakeup_preempt().
+    void wake(task& t) {
+        t.sched_class = &fc;
+        t.se.cfs_rq = &r.cfs;
+        t.se.load = task_load_weight(t.nice, false);
+        t.state = task_state::runnable;
+        fc.enqueue_task(r, t, enqueue_flags::wakeup);
+        fc.wakeup_preempt(r, t, wake_flags::none);
+    }
     // __schedule()'s pick and switch.
     task& switch_to_next() {
         task* next = fc.pick_next_task(r, *r.curr);
@@ -197,12 +206,7 @@ TEST_CASE("PREEMPT_SHORT: a wakee with a shorter slice cuts the running task's p
                 wakee.se.custom_slice = true;
                 wakee.se.slice = *wakee_slice;
             }
-            wakee.sched_class = &cpu.fc;
-            wakee.se.cfs_rq = &r.cfs;
-            wakee.se.load = task_load_weight(0, false);
-            wakee.state = task_state::runnable;
-            cpu.fc.enqueue_task(r, wakee, enqueue_flags::wakeup);
-            cpu.fc.wakeup_preempt(r, wakee, wake_flags::none);
+            cpu.wake(wakee);
             return r.need_resched;
         };
         INFO(v.str());
@@ -229,12 +233,7 @@ TEST_CASE("6.15+: a SCHED_IDLE task preempted by a normal wakee keeps no protect
         cpu.switch_to_next();
         r.clock_task += ms / 10;
         cpu.fc.update_curr(r);
-        normal.sched_class = &cpu.fc;
-        normal.se.cfs_rq = &r.cfs;
-        normal.se.load = task_load_weight(0, false);
-        normal.state = task_state::runnable;
-        cpu.fc.enqueue_task(r, normal, enqueue_flags::wakeup);
-        cpu.fc.wakeup_preempt(r, normal, wake_flags::none);
+        cpu.wake(normal);
         INFO(v.str());
         REQUIRE(r.need_resched); // a non-idle wakee always asks
         CHECK((cpu.fc.pick_next_task(r, idle) == &normal) == wakee_runs);

@@ -3,6 +3,7 @@
 // wakeup latency of each wakeup, getrusage() as the process reads it at exit,
 // /proc/PID/stat and the switch counters read at the window's ends, CPU busy time.
 #include <libsched/des/member_call.hpp>
+#include <libsched/model/task_index.hpp>
 #include <libsched/scenario/result.hpp>
 #include <libsched/scenario/scenario.hpp>
 #include <libsched/sched/core.hpp>
@@ -92,8 +93,8 @@ public:
         tr.window_nvcsw = rc.at_end.nvcsw - rc.at_start.nvcsw;
         tr.window_nivcsw = rc.at_end.nivcsw - rc.at_start.nivcsw;
         tr.nr_migrations = t.se.nr_migrations;
-        tr.wakeup_latency = std::move(rc.latencies);
-        tr.lateness = std::move(rc.lateness);
+        tr.wakeup_latency = rc.latencies;
+        tr.lateness = rc.lateness;
         tr.exited = rc.exited;
         return tr;
     }
@@ -130,9 +131,7 @@ private:
         duration busy_at_start = 0, busy_at_end = 0;
     };
 
-    record& rec(const task& t) {
-        return records_[static_cast<std::size_t>(t.pid - tasks_.front()->pid)];
-    }
+    record& rec(const task& t) { return records_[task_index(t)]; }
 
     // getrusage(RUSAGE_SELF) by the process itself: its own pending runtime counts.
     void read_rusage(task& t) {

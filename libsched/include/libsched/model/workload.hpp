@@ -7,6 +7,7 @@
 #include <libsched/des/random.hpp>
 #include <libsched/des/timer.hpp>
 #include <libsched/model/observe.hpp>
+#include <libsched/model/task_index.hpp>
 #include <libsched/scenario/scenario.hpp>
 #include <libsched/sched/core.hpp>
 #include <limits>
@@ -15,9 +16,6 @@
 #include <vector>
 
 namespace libsched {
-
-// The scenario's task instances get pids from first_pid on, in order.
-inline constexpr int first_pid = 1000;
 
 inline constexpr duration unlimited = std::numeric_limits<duration>::max();
 
@@ -245,9 +243,7 @@ private:
         sleep_timer sleep;
     };
 
-    program& of(const task& t) const {
-        return *programs_[static_cast<std::size_t>(t.pid - first_pid)];
-    }
+    program& of(const task& t) const { return *programs_[task_index(t)]; }
 
     des::simulator& sim_;
     core& core_;

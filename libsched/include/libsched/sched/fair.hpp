@@ -355,8 +355,7 @@ public:
     // reweight_entity(): a new weight for an entity. Off the queue (set_user_nice()
     // dequeues with DEQUEUE_SAVE first) EEVDF keeps lag in service terms by scaling vlag
     // (and a relative deadline, 6.12+) by old/new weight. On the queue (a group's share
-    // changing) EEVDF keeps its lag and relative deadline the same way and re-places it;
-    // old CFS keeps its vruntime.
+    // changing): reweight_queued().
     void reweight_entity(cfs_rq& q, sched_entity& se, load_weight lw) {
         if (!se.on_rq) {
             if (p_.eevdf()) {
@@ -465,11 +464,9 @@ private:
         se.deadline =
             static_cast<u64>(scale_by_weight(static_cast<s64>(se.deadline), old_w, lw.weight));
         se.load = lw;
-        if (!out_of_queue)
-            update_load_add(q.load, lw.weight);
+        // 6.16 adds the load after the placement; place_entity() does not read it.
         eevdf::place_entity(p_, q, se, enqueue_flags::none);
-        if (out_of_queue)
-            update_load_add(q.load, lw.weight);
+        update_load_add(q.load, lw.weight);
         if (!is_curr)
             timeline_insert(q, se);
         if (out_of_queue)
