@@ -39,5 +39,5 @@
 #include <libsched/model/workload.hpp>
 
 #include <libsched/stats/comparison.hpp>
-#include <libsched/stats/group_summary.hpp>
+#include <libsched/stats/entry_summary.hpp>
 #include <libsched/stats/summary.hpp>

@@ -1,5 +1,5 @@
 #pragma once
-// A hand-made run for the tests of the summaries, the JSON document and the report: groups
+// A hand-made run for the tests of the summaries, the JSON document and the report: entries
 // a (two tasks, nice 0) and b (one task, nice 5, the reference) over three repetitions of
 // a 1 s window. The numbers are chosen so that the median of the per-repetition ratios
 // (7/3) differs from the ratio of the medians (0.65 / 0.30).
@@ -37,11 +37,11 @@ inline libsched::scenario scenario() {
     return sc;
 }
 
-inline libsched::task_result task(const std::string& name, const std::string& group, int nice,
+inline libsched::task_result task(const std::string& name, const std::string& entry, int nice,
                                   double share) {
     libsched::task_result t;
     t.name = name;
-    t.group = group;
+    t.entry = entry;
     t.nice = nice;
     t.share = share;
     t.window_runtime = static_cast<libsched::duration>(share * 1e9);

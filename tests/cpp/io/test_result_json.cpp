@@ -31,7 +31,7 @@ TEST_CASE("the JSON document has the scenario, every repetition and the summary"
     CHECK(rep["cpus"][0]["nr_switches"] == 500);
 
     REQUIRE(j["summary"].size() == 2);
-    CHECK(j["summary"][0]["group"] == "a");
+    CHECK(j["summary"][0]["entry"] == "a");
     CHECK(j["summary"][0]["share"].get<double>() == Approx(0.65));
     CHECK(j["summary"][0]["ratio"].get<double>() == Approx(7.0 / 3));
     CHECK(j["summary"][0]["ru_ratio"].get<double>() == Approx(6));

@@ -250,10 +250,10 @@ TEST_CASE("mistakes name the field as written, the file and the line") {
          "machine.features.run_to_parity", "expected a boolean"},
         {"kernel = \"6.8\"", "kernel = \"5.4\"\n[machine.features]\nrun_to_parity = true",
          "machine.features.run_to_parity", "RUN_TO_PARITY is not in kernel 5.4"},
-        {"reference = \"b\"", "reference = \"z\"", "reference", "names no task group"},
+        {"reference = \"b\"", "reference = \"z\"", "reference", "names no [[tasks]] entry"},
         {"reference = \"b\"", "reference = \"b\"\nseed = -1", "seed", "negative"},
         {"nice = 5", "nice = 5\n[measured]\nshare = { a = 0.5, q = 0.5 }", "measured.share.q",
-         "names no task group"},
+         "names no [[tasks]] entry"},
         {"nice = 5", "nice = 5\n[measured]\nshare = { a = \"half\" }", "measured.share.a",
          "expected a number"},
     };

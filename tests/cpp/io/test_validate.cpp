@@ -244,10 +244,10 @@ TEST_CASE("start, stagger, lifetime, exit and renice times") {
           }).empty());
 }
 
-TEST_CASE("reference and measured values name task groups") {
+TEST_CASE("reference and measured values name entries") {
     const auto ref = rejected([](scenario& s) { s.reference = "c"; });
     CHECK(ref.field == "reference");
-    CHECK(ref.reason.find("groups: a, b") != std::string::npos);
+    CHECK(ref.reason.find("entries: a, b") != std::string::npos);
     CHECK(rejected([](scenario& s) { s.measured.share["x"] = 0.5; }).field == "measured.share.x");
     CHECK(rejected([](scenario& s) { s.measured.ratio["x"] = 2; }).field == "measured.ratio.x");
     CHECK(rejected([](scenario& s) { s.measured.share["a"] = -0.1; }).field == "measured.share.a");

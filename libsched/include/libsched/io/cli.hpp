@@ -214,8 +214,8 @@ inline int cmd_replay(std::vector<std::string> paths, std::ostream& out, std::os
         if (!summary.empty())
             out << '\n';
         print_report(out, *result, *sc);
-        summary.emplace_back(
-            sc->name, stats::compare_measured(stats::summarize_groups(*result, *sc), sc->measured));
+        summary.emplace_back(sc->name, stats::compare_measured(
+                                           stats::summarize_entries(*result, *sc), sc->measured));
     }
     if (!summary.empty()) {
         out << "\nreplay summary (error: share in percentage points, ratio in percent)\n";

@@ -1,12 +1,12 @@
 #pragma once
 // A run as JSON (docs/output-format.md): the scenario's machine and window, every
-// repetition's per-task and per-CPU results, the per-group summary and, for replays, the
+// repetition's per-task and per-CPU results, the per-entry summary and, for replays, the
 // measured values with the prediction's error. Times are integer nanoseconds unless a key
 // names another unit.
 #include <libsched/scenario/result.hpp>
 #include <libsched/scenario/scenario.hpp>
 #include <libsched/stats/comparison.hpp>
-#include <libsched/stats/group_summary.hpp>
+#include <libsched/stats/entry_summary.hpp>
 #include <libsched/stats/summary.hpp>
 #include <libsched/version.hpp>
 #include <nlohmann/json.hpp>
@@ -34,7 +34,7 @@ inline nlohmann::json latency_json(const stats::sample_summary& s) {
 inline nlohmann::json task_json(const task_result& t) {
     return {
         {"name", t.name},
-        {"group", t.group},
+        {"entry", t.entry},
         {"pid", t.pid},
         {"cpu", t.cpu},
         {"nice", t.nice},
@@ -85,7 +85,7 @@ inline nlohmann::json repetition_json(const repetition_result& rep) {
 }
 
 inline nlohmann::json row_json(const stats::row_summary& row) {
-    return {{"group", row.group},
+    return {{"entry", row.entry},
             {"nice", row.nice},
             {"tasks", row.tasks},
             {"share", row.share},
@@ -108,9 +108,9 @@ inline nlohmann::json to_json(const run_result& result, const scenario& sc) {
     for (const repetition_result& rep : result.repetitions)
         reps.push_back(detail::repetition_json(rep));
 
-    const std::vector<stats::row_summary> groups = stats::summarize_groups(result, sc);
+    const std::vector<stats::row_summary> entries = stats::summarize_entries(result, sc);
     nlohmann::json summary = nlohmann::json::array();
-    for (const stats::row_summary& row : groups)
+    for (const stats::row_summary& row : entries)
         summary.push_back(detail::row_json(row));
 
     nlohmann::json j = {
@@ -136,8 +136,8 @@ inline nlohmann::json to_json(const run_result& result, const scenario& sc) {
     j["measured"] = {{"source", m.source}, {"share", m.share}, {"ratio", m.ratio}};
     nlohmann::json error = {{"share", nlohmann::json::object()},
                             {"ratio", nlohmann::json::object()}};
-    for (const stats::comparison& c : stats::compare_measured(groups, m))
-        error[std::string{stats::quantity_name(c.quantity)}][c.group] =
+    for (const stats::comparison& c : stats::compare_measured(entries, m))
+        error[std::string{stats::quantity_name(c.quantity)}][c.entry] =
             detail::optional_json(c.error);
     j["error"] = error;
     return j;

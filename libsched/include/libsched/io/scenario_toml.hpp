@@ -200,12 +200,12 @@ inline void read_window(const toml::node& n, scenario& sc, field_lines& lines) {
 }
 
 inline std::map<std::string, double>
-read_group_values(const toml::node& n, const std::string& field, field_lines& lines) {
+read_entry_values(const toml::node& n, const std::string& field, field_lines& lines) {
     std::map<std::string, double> values;
     for (const auto& [key, value] : read_table(n, field)) {
-        const std::string group{key.str()};
-        lines.note(field + "." + group, key.source());
-        values[group] = read_number(value, field + "." + group);
+        const std::string entry{key.str()};
+        lines.note(field + "." + entry, key.source());
+        values[entry] = read_number(value, field + "." + entry);
     }
     return values;
 }
@@ -215,9 +215,9 @@ inline measured_spec read_measured(const toml::node& n, field_lines& lines) {
     measured_spec m;
     t.take_into("source", m.source, read_string);
     if (const toml::node* s = t.take("share"))
-        m.share = read_group_values(*s, t.field("share"), lines);
+        m.share = read_entry_values(*s, t.field("share"), lines);
     if (const toml::node* r = t.take("ratio"))
-        m.ratio = read_group_values(*r, t.field("ratio"), lines);
+        m.ratio = read_entry_values(*r, t.field("ratio"), lines);
     t.reject_unknown();
     return m;
 }

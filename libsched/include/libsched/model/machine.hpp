@@ -76,7 +76,7 @@ private:
 
     // Model-side state of one task: its workload and what user space has observed.
     struct record {
-        std::string name, group;
+        std::string name, entry;
         workload work;
         sim_time start = 0;
         std::optional<sim_time> end_of_life;
@@ -151,7 +151,7 @@ private:
             for (int i = 0; i < spec.count; ++i) {
                 auto t = std::make_unique<task>();
                 auto r = std::make_unique<record>(spec.behaviour);
-                r->group = spec.name;
+                r->entry = spec.name;
                 r->name = spec.count == 1 ? spec.name : spec.name + "." + std::to_string(i);
                 r->start = spec.start + i * spec.stagger;
                 if (spec.lifetime)
@@ -518,7 +518,7 @@ private:
                 read_rusage(t, rc);
             task_result tr;
             tr.name = rc.name;
-            tr.group = rc.group;
+            tr.entry = rc.entry;
             tr.pid = t.pid;
             tr.cpu = t.cpu;
             tr.nice = t.nice;

@@ -10,7 +10,7 @@ namespace libsched {
 
 struct task_result {
     std::string name;  // instance name
-    std::string group; // task_spec name
+    std::string entry; // task_spec name: the scenario's [[tasks]] entry
     int pid = 0;
     int cpu = 0;  // CPU at the end of the run
     int nice = 0; // effective nice at the end (after clamping and renice)

@@ -310,7 +310,7 @@ inline void check_tasks(const scenario& sc, warnings& w) {
         const std::string& name = sc.tasks[i].name;
         const std::string field = "tasks[" + std::to_string(i) + "].name";
         if (name.empty())
-            fail(field, "missing or empty; every task group needs a name");
+            fail(field, "missing or empty; every [[tasks]] entry needs a name");
         if (name.find('.') != std::string::npos)
             fail(field, "\"" + name + "\" contains '.', which instance names use (" + name +
                             ".0, " + name + ".1, ...)");
@@ -322,31 +322,31 @@ inline void check_tasks(const scenario& sc, warnings& w) {
 }
 
 inline void check_measured(const scenario& sc) {
-    std::vector<std::string_view> groups;
+    std::vector<std::string_view> entries;
     std::string listed;
     for (const auto& t : sc.tasks) {
-        groups.push_back(t.name);
+        entries.push_back(t.name);
         listed += (listed.empty() ? "" : ", ") + t.name;
     }
-    const auto check_group = [&](const std::string& field, const std::string& group) {
-        if (std::find(groups.begin(), groups.end(), group) == groups.end())
-            fail(field, "\"" + group + "\" names no task group" + did_you_mean(group, groups) +
-                            " (groups: " + listed + ")");
+    const auto check_entry = [&](const std::string& field, const std::string& entry) {
+        if (std::find(entries.begin(), entries.end(), entry) == entries.end())
+            fail(field, "\"" + entry + "\" names no [[tasks]] entry" +
+                            did_you_mean(entry, entries) + " (entries: " + listed + ")");
     };
     if (!sc.reference.empty())
-        check_group("reference", sc.reference);
-    for (const auto& [group, share] : sc.measured.share) {
-        const std::string field = "measured.share." + group;
-        check_group(field, group);
+        check_entry("reference", sc.reference);
+    for (const auto& [entry, share] : sc.measured.share) {
+        const std::string field = "measured.share." + entry;
+        check_entry(field, entry);
         if (!std::isfinite(share) || share < 0 || share > sc.machine.cpus)
             fail(field, number_text(share) + " is not a share of the CPU time (0 to " +
                             std::to_string(sc.machine.cpus) + ")");
     }
     if (!sc.measured.ratio.empty() && sc.reference.empty())
-        fail("measured.ratio", "ratios need a reference task group; set reference");
-    for (const auto& [group, ratio] : sc.measured.ratio) {
-        const std::string field = "measured.ratio." + group;
-        check_group(field, group);
+        fail("measured.ratio", "ratios need a reference entry; set reference");
+    for (const auto& [entry, ratio] : sc.measured.ratio) {
+        const std::string field = "measured.ratio." + entry;
+        check_entry(field, entry);
         if (!std::isfinite(ratio) || ratio <= 0)
             fail(field, number_text(ratio) + " is not a positive ratio");
     }

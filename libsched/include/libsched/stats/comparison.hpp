@@ -4,7 +4,7 @@
 // share, percent of the measurement for a ratio).
 #include <algorithm>
 #include <libsched/scenario/scenario.hpp>
-#include <libsched/stats/group_summary.hpp>
+#include <libsched/stats/entry_summary.hpp>
 #include <map>
 #include <optional>
 #include <string>
@@ -25,32 +25,32 @@ inline constexpr std::string_view error_unit(measured_quantity q) {
 }
 
 struct comparison {
-    std::string group;
+    std::string entry;
     measured_quantity quantity = measured_quantity::share;
     std::optional<double> predicted; // nullopt: the run gave no value (no repetition, no
-                                     // time for the reference group)
+                                     // time for the reference entry)
     double measured = 0;
     std::optional<double> error; // share: (predicted - measured) * 100 percentage points;
                                  // ratio: (predicted / measured - 1) * 100 percent
 };
 
-// Shares first, then ratios, each in the order of `groups` (the scenario's order); measured
-// groups without a row come last.
-inline std::vector<comparison> compare_measured(const std::vector<row_summary>& groups,
+// Shares first, then ratios, each in the order of `entries` (the scenario's order); measured
+// entries without a row come last.
+inline std::vector<comparison> compare_measured(const std::vector<row_summary>& entries,
                                                 const measured_spec& measured) {
     std::vector<comparison> out;
     const auto add = [&](const std::map<std::string, double>& values, measured_quantity q) {
         std::vector<std::string> order;
-        for (const auto& row : groups)
-            if (values.count(row.group) != 0)
-                order.push_back(row.group);
-        for (const auto& [group, value] : values)
-            if (std::find(order.begin(), order.end(), group) == order.end())
-                order.push_back(group);
-        for (const std::string& group : order) {
-            comparison c{group, q, std::nullopt, values.at(group), std::nullopt};
-            for (const auto& row : groups)
-                if (row.group == group)
+        for (const auto& row : entries)
+            if (values.count(row.entry) != 0)
+                order.push_back(row.entry);
+        for (const auto& [entry, value] : values)
+            if (std::find(order.begin(), order.end(), entry) == order.end())
+                order.push_back(entry);
+        for (const std::string& entry : order) {
+            comparison c{entry, q, std::nullopt, values.at(entry), std::nullopt};
+            for (const auto& row : entries)
+                if (row.entry == entry)
                     c.predicted =
                         q == measured_quantity::share ? std::optional{row.share} : row.ratio;
             if (c.predicted && q == measured_quantity::share)

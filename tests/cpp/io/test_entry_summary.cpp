@@ -1,14 +1,14 @@
-// stats/group_summary.hpp and stats/comparison.hpp on the hand-made run of sample_run.hpp,
+// stats/entry_summary.hpp and stats/comparison.hpp on the hand-made run of sample_run.hpp,
 // whose expected figures are worked out there.
 #include "sample_run.hpp"
 #include <catch2/catch.hpp>
 #include <libsched/stats/comparison.hpp>
-#include <libsched/stats/group_summary.hpp>
+#include <libsched/stats/entry_summary.hpp>
 
 using namespace libsched;
 
-TEST_CASE("group rows: medians of per-repetition sums, ratios per repetition first") {
-    const auto rows = stats::summarize_groups(sample_run::result(), sample_run::scenario());
+TEST_CASE("entry rows: medians of per-repetition sums, ratios per repetition first") {
+    const auto rows = stats::summarize_entries(sample_run::result(), sample_run::scenario());
     REQUIRE(rows.size() == 2);
     const stats::row_summary& a = rows[0];
     const stats::row_summary& b = rows[1];
@@ -35,11 +35,11 @@ TEST_CASE("group rows: medians of per-repetition sums, ratios per repetition fir
     CHECK(b.wakeup_latency.max == 3'000);
 }
 
-TEST_CASE("task rows: one per instance, ratios to the reference group") {
+TEST_CASE("task rows: one per instance, ratios to the reference entry") {
     const auto rows = stats::summarize_tasks(sample_run::result(), sample_run::scenario());
     REQUIRE(rows.size() == 3);
     CHECK(rows[0].name == "a.0");
-    CHECK(rows[0].group == "a");
+    CHECK(rows[0].entry == "a");
     CHECK(rows[0].tasks == 1);
     CHECK(rows[0].share == Approx(0.32));
     // 0.30 / 0.40, 0.35 / 0.30, 0.32 / 0.10
@@ -49,18 +49,18 @@ TEST_CASE("task rows: one per instance, ratios to the reference group") {
 TEST_CASE("no reference, no ratios; a reference without time skips that repetition") {
     scenario sc = sample_run::scenario();
     sc.reference.clear();
-    const auto plain = stats::summarize_groups(sample_run::result(), sc);
+    const auto plain = stats::summarize_entries(sample_run::result(), sc);
     CHECK_FALSE(plain[0].ratio);
     CHECK_FALSE(plain[0].jratio);
 
     run_result r = sample_run::result();
     r.repetitions[2].tasks[2].share = 0; // b got nothing in repetition 2
-    const auto rows = stats::summarize_groups(r, sample_run::scenario());
+    const auto rows = stats::summarize_entries(r, sample_run::scenario());
     CHECK(*rows[0].ratio == Approx((1.5 + 7.0 / 3) / 2));
 }
 
 TEST_CASE("an empty run has no rows") {
-    CHECK(stats::summarize_groups(run_result{}, sample_run::scenario()).empty());
+    CHECK(stats::summarize_entries(run_result{}, sample_run::scenario()).empty());
     CHECK(stats::summarize_tasks(run_result{}, sample_run::scenario()).empty());
 }
 
@@ -68,14 +68,14 @@ TEST_CASE("comparison: percentage points for shares, percent for ratios") {
     measured_spec m;
     m.share = {{"b", 0.30}, {"a", 0.60}};
     m.ratio = {{"a", 2.0}};
-    const auto rows = stats::summarize_groups(sample_run::result(), sample_run::scenario());
+    const auto rows = stats::summarize_entries(sample_run::result(), sample_run::scenario());
     const auto c = stats::compare_measured(rows, m);
     REQUIRE(c.size() == 3);
-    CHECK(c[0].group == "a"); // the scenario's order, not the map's
+    CHECK(c[0].entry == "a"); // the scenario's order, not the map's
     CHECK(c[0].quantity == stats::measured_quantity::share);
     CHECK(*c[0].predicted == Approx(0.65));
     CHECK(*c[0].error == Approx(5.0));
-    CHECK(c[1].group == "b");
+    CHECK(c[1].entry == "b");
     CHECK(*c[1].error == Approx(0).margin(1e-9));
     CHECK(c[2].quantity == stats::measured_quantity::ratio);
     CHECK(c[2].measured == 2.0);

@@ -1,5 +1,5 @@
 #pragma once
-// Per task group (and per task) figures of a run, each the median over repetitions of a
+// Per entry (and per task) figures of a run, each the median over repetitions of a
 // per-repetition total: what the report, the JSON summary and the replay comparison print.
 // Ratios are taken per repetition first, then the median, as a measurement script would.
 #include <libsched/scenario/result.hpp>
@@ -13,16 +13,16 @@
 namespace libsched::stats {
 
 struct row_summary {
-    std::string name;               // the task group, or one instance ("a.1")
-    std::string group;              // the task group it belongs to
+    std::string name;               // the entry, or one instance ("a.1")
+    std::string entry;              // the entry it belongs to
     int nice = 0;                   // effective nice at the end of the first repetition
     int tasks = 0;                  // instances in the row
     double share = 0;               // sum of the members' window_runtime / window length
-    std::optional<double> ratio;    // share / the reference group's share
+    std::optional<double> ratio;    // share / the reference entry's share
     double jiffies = 0;             // sum of /proc/PID/stat utime deltas over the window
-    std::optional<double> jratio;   // jiffies / the reference group's jiffies
+    std::optional<double> jratio;   // jiffies / the reference entry's jiffies
     double ru_utime_ms = 0;         // sum of getrusage ru_utime (whole life), ms
-    std::optional<double> ru_ratio; // ru_utime / the reference group's ru_utime
+    std::optional<double> ru_ratio; // ru_utime / the reference entry's ru_utime
     double stime_jiffies = 0;       // sum of /proc/PID/stat stime deltas over the window
     double ru_stime_ms = 0;         // sum of getrusage ru_stime (whole life), ms
     double nvcsw_per_s = 0;         // voluntary switches in the window per second of window
@@ -89,7 +89,7 @@ inline double window_seconds(const run_result& result, const scenario& sc) {
     return static_cast<double>(end - start) / static_cast<double>(nsec_per_sec);
 }
 
-// One row over the tasks `member` selects; `reference` holds the reference group's totals
+// One row over the tasks `member` selects; `reference` holds the reference entry's totals
 // per repetition (empty: no ratios). Needs at least one repetition.
 template <class Member>
 row_summary summarize_members(const run_result& result, double window_s,
@@ -134,14 +134,14 @@ inline std::vector<repetition_totals> reference_totals(const run_result& result,
         return totals;
     for (const repetition_result& rep : result.repetitions)
         totals.push_back(
-            totals_of(rep, [&](const task_result& t) { return t.group == sc.reference; }));
+            totals_of(rep, [&](const task_result& t) { return t.entry == sc.reference; }));
     return totals;
 }
 
 } // namespace detail
 
-// One row per task group, in the scenario's order; empty when no repetition ran.
-inline std::vector<row_summary> summarize_groups(const run_result& result, const scenario& sc) {
+// One row per entry ([[tasks]] table), in the scenario's order; empty when no repetition ran.
+inline std::vector<row_summary> summarize_entries(const run_result& result, const scenario& sc) {
     std::vector<row_summary> rows;
     if (result.repetitions.empty())
         return rows;
@@ -149,17 +149,17 @@ inline std::vector<row_summary> summarize_groups(const run_result& result, const
     const auto reference = detail::reference_totals(result, sc);
     for (const task_spec& spec : sc.tasks) {
         row_summary row;
-        row.name = row.group = spec.name;
+        row.name = row.entry = spec.name;
         row.nice = clamp_nice(spec.nice).nice;
         rows.push_back(
             detail::summarize_members(result, window_s, reference, std::move(row),
-                                      [&](const task_result& t) { return t.group == spec.name; }));
+                                      [&](const task_result& t) { return t.entry == spec.name; }));
     }
     return rows;
 }
 
 // One row per task instance, in the order of the first repetition; ratios are to the
-// reference group. Empty when no repetition ran.
+// reference entry. Empty when no repetition ran.
 inline std::vector<row_summary> summarize_tasks(const run_result& result, const scenario& sc) {
     std::vector<row_summary> rows;
     if (result.repetitions.empty())
@@ -169,7 +169,7 @@ inline std::vector<row_summary> summarize_tasks(const run_result& result, const 
     for (const task_result& task : result.repetitions.front().tasks) {
         row_summary row;
         row.name = task.name;
-        row.group = task.group;
+        row.entry = task.entry;
         rows.push_back(
             detail::summarize_members(result, window_s, reference, std::move(row),
                                       [&](const task_result& t) { return t.name == task.name; }));
