@@ -11,6 +11,7 @@
 //   jiffies: 100 x share, read as /proc deltas from a start of 5
 //   getrusage utime: a.0 1 s, a.1 0.5 s, b 0.25 s   -> a 1500 ms, b 250 ms, ratio 6
 //   window switches: a.0 4 + a.1 6 involuntary; b 10, 20, 30 voluntary (median 20)
+//   migrations: a.0 3 in the run, 2 of them in the window
 //   wakeup latency of b: {1, 3} us, {2} us, {}      -> pooled {1, 2, 3} us
 #include <cstdint>
 #include <libsched/scenario/result.hpp>
@@ -69,6 +70,8 @@ inline libsched::run_result result() {
         rep.tasks[1].ru_utime_us = 500'000;
         rep.tasks[2].ru_utime_us = 250'000;
         rep.tasks[0].window_nivcsw = 4;
+        rep.tasks[0].nr_migrations = 3;
+        rep.tasks[0].window_nr_migrations = 2;
         rep.tasks[1].window_nivcsw = 6;
         rep.tasks[2].window_nvcsw = 10 * (i + 1);
         rep.tasks[2].wakeup_latency = wakeups[i];

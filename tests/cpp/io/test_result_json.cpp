@@ -24,10 +24,15 @@ TEST_CASE("the JSON document has the scenario, every repetition and the summary"
     CHECK(a0["exited"].is_null());
     CHECK(a0["wakeup_latency"]["count"] == 0);
     CHECK(a0["wakeup_latency"]["p99"].is_null());
+    CHECK(a0["nr_migrations"] == 3);
+    CHECK(a0["window_nr_migrations"] == 2);
     const nlohmann::json& b = j["repetitions"][0]["tasks"][2];
     CHECK(b["exited"] == 900'000'000);
     CHECK(b["wakeup_latency"]["count"] == 2);
     CHECK(b["wakeup_latency"]["max"] == 3'000);
+    CHECK(b["wakeup_latency"]["p50"] == 1'000);
+    CHECK(b["wakeup_latency"]["p90"] == 3'000);
+    CHECK(b["wakeup_latency"]["p99_9"] == 3'000);
     CHECK(rep["cpus"][0]["nr_switches"] == 500);
 
     REQUIRE(j["summary"].size() == 2);

@@ -19,15 +19,14 @@ inline nlohmann::json optional_json(const std::optional<double>& v) {
     return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
 
-// count, mean, p50, p99, max in ns; the statistics are null without any sample.
+// count, mean, nearest-rank percentiles and max in ns; the statistics are null without any
+// sample.
 inline nlohmann::json latency_json(const stats::sample_summary& s) {
     const auto value = [&](double v) {
         return s.count == 0 ? nlohmann::json(nullptr) : nlohmann::json(v);
     };
-    return {{"count", s.count},
-            {"mean", value(s.mean)},
-            {"p50", value(s.p50)},
-            {"p99", value(s.p99)},
+    return {{"count", s.count},    {"mean", value(s.mean)}, {"p50", value(s.p50)},
+            {"p90", value(s.p90)}, {"p99", value(s.p99)},   {"p99_9", value(s.p99_9)},
             {"max", value(s.max)}};
 }
 
@@ -58,6 +57,7 @@ inline nlohmann::json task_json(const task_result& t) {
         {"window_nvcsw", t.window_nvcsw},
         {"window_nivcsw", t.window_nivcsw},
         {"nr_migrations", t.nr_migrations},
+        {"window_nr_migrations", t.window_nr_migrations},
         {"wakeup_latency", latency_json(stats::summarize(t.wakeup_latency))},
         {"started", t.started},
         {"exited", t.exited < 0 ? nlohmann::json(nullptr) : nlohmann::json(t.exited)},

@@ -35,9 +35,10 @@ struct task_result {
     std::uint64_t nivcsw = 0; // involuntary
     std::uint64_t window_nvcsw = 0;
     std::uint64_t window_nivcsw = 0;
-    std::uint64_t nr_migrations = 0;
+    std::uint64_t nr_migrations = 0; // se.nr_migrations, whole run
+    std::uint64_t window_nr_migrations = 0;
 
-    // Wakeup latency: wake (enqueue) -> first run, one entry per wakeup, ns.
+    // Wakeup latency: wake (enqueue) -> first run, ns, one entry per wakeup inside the window.
     std::vector<duration> wakeup_latency;
 
     sim_time started = 0;
