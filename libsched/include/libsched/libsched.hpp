@@ -28,6 +28,7 @@
 #include <libsched/sched/weight.hpp>
 
 #include <libsched/scenario/duration_text.hpp>
+#include <libsched/scenario/provenance.hpp>
 #include <libsched/scenario/result.hpp>
 #include <libsched/scenario/scenario.hpp>
 #include <libsched/scenario/scenario_error.hpp>

@@ -14,6 +14,8 @@
 //   migrations: a.0 3 in the run, 2 of them in the window
 //   wakeup latency of b: {1, 3} us, {2} us, {}      -> pooled {1, 2, 3} us
 #include <cstdint>
+#include <libsched/model/fair_params_of.hpp>
+#include <libsched/scenario/provenance.hpp>
 #include <libsched/scenario/result.hpp>
 #include <libsched/scenario/scenario.hpp>
 #include <string>
@@ -60,6 +62,8 @@ inline libsched::run_result result() {
     r.scenario = "sample";
     r.window_start = 0;
     r.window_end = libsched::nsec_per_sec;
+    const libsched::scenario sc = scenario();
+    r.provenance = libsched::simulated_provenance(sc, libsched::make_fair_params(sc.machine), 1);
     for (std::size_t i = 0; i < 3; ++i) {
         libsched::repetition_result rep;
         rep.seed = 1 + i;
@@ -76,7 +80,7 @@ inline libsched::run_result result() {
         rep.tasks[2].window_nvcsw = 10 * (i + 1);
         rep.tasks[2].wakeup_latency = wakeups[i];
         rep.tasks[2].exited = 900'000'000;
-        rep.cpus = {{0, 1'000'000'000, 0, 1'000'000'000, 0, 0, 500}};
+        rep.cpus = {{0, 1'000'000'000, 0, 1'000'000'000, 0, 500, 0}};
         r.repetitions.push_back(rep);
     }
     return r;

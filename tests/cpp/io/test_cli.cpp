@@ -153,8 +153,9 @@ TEST_CASE("run prints a report or JSON") {
     const auto doc = nlohmann::json::parse(json.out);
     CHECK(doc["scenario"] == "cli-pair");
     REQUIRE(doc["repetitions"].size() == 2);
-    CHECK(doc["repetitions"][0]["seed"] == 9);
-    CHECK(doc["repetitions"][1]["seed"] == 10);
+    CHECK(doc["provenance"]["model"]["seed"] == 9);
+    CHECK(doc["repetitions"][0]["model"]["seed"] == 9);
+    CHECK(doc["repetitions"][1]["model"]["seed"] == 10);
     CHECK(doc["summary"].size() == 2);
     CHECK(doc.contains("error"));
 }
@@ -208,9 +209,9 @@ TEST_CASE("run --kernel and --hz override the file's machine") {
     const cli_result r = cli({"run", "-q", "--json", "--kernel", "5.15", "--hz", "1000", f.path()});
     REQUIRE(r.status == 0);
     const auto doc = nlohmann::json::parse(r.out);
-    CHECK(doc["machine"]["kernel"] == "5.15");
-    CHECK(doc["machine"]["model"] == "cfs");
-    CHECK(doc["machine"]["hz"] == 1000);
+    CHECK(doc["provenance"]["kernel"] == "5.15");
+    CHECK(doc["provenance"]["scheduler"] == "cfs");
+    CHECK(doc["provenance"]["hz"] == 1000);
 
     CHECK(cli({"run", "--kernel", "banana", f.path()}).status == 2);
     const cli_result old = cli({"run", "-q", "--kernel", "4.19", f.path()});

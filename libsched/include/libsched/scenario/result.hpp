@@ -1,7 +1,10 @@
 #pragma once
-// Results of running a scenario: per repetition, per task and per CPU. Every number is
-// produced by the model; nothing here is filled from a measurement.
+// Results of a scenario: per repetition, per task and per CPU, with the provenance of the
+// numbers. Each struct lists first what user space can read on a real machine too
+// (/proc/PID/stat, /proc/PID/sched and schedstat, getrusage, /proc/stat), then the model's
+// internals, which only a simulation has; the JSON document keeps the latter under "model".
 #include <cstdint>
+#include <libsched/scenario/provenance.hpp>
 #include <libsched/sched/types.hpp>
 #include <string>
 #include <vector>
@@ -27,9 +30,6 @@ struct task_result {
     // getrusage(RUSAGE_SELF) as the process reads it at exit (or at the end of the run).
     std::int64_t ru_utime_us = 0;
     std::int64_t ru_stime_us = 0;
-    // Tick samples (p->utime / p->stime in ticks).
-    std::int64_t utime_ticks = 0;
-    std::int64_t stime_ticks = 0;
 
     std::uint64_t nvcsw = 0;  // voluntary context switches, whole run
     std::uint64_t nivcsw = 0; // involuntary
@@ -43,18 +43,24 @@ struct task_result {
 
     sim_time started = 0;
     sim_time exited = -1; // -1: still alive at the end
+
+    // Model internals: the tick samples (p->utime / p->stime in ticks), which user space
+    // only sees blended with the precise clock by cputime_adjust.
+    std::int64_t utime_ticks = 0;
+    std::int64_t stime_ticks = 0;
 };
 
 struct cpu_result {
     int cpu = 0;
     duration busy = 0, idle = 0;               // whole run
     duration window_busy = 0, window_idle = 0; // inside the window
-    duration irq = 0; // interrupt time left out of the tasks' runtime (IRQ time accounting)
     std::uint64_t nr_switches = 0;
+    // Model internal: interrupt time left out of the tasks' runtime (IRQ time accounting).
+    duration irq = 0;
 };
 
 struct repetition_result {
-    std::uint64_t seed = 0;
+    std::uint64_t seed = 0; // model internal, like events: a real run has no seed
     std::vector<task_result> tasks;
     std::vector<cpu_result> cpus;
     std::uint64_t events = 0; // engine events processed
@@ -63,6 +69,7 @@ struct repetition_result {
 struct run_result {
     std::string scenario;
     sim_time window_start = 0, window_end = 0;
+    libsched::provenance provenance; // where the numbers come from
     std::vector<repetition_result> repetitions;
 };
 
