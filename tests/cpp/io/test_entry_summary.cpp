@@ -1,6 +1,7 @@
 // stats/entry_summary.hpp and stats/comparison.hpp on the hand-made run of sample_run.hpp,
 // whose expected figures are worked out there.
 #include "sample_run.hpp"
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <libsched/stats/comparison.hpp>
 #include <libsched/stats/entry_summary.hpp>
@@ -59,6 +60,23 @@ TEST_CASE("no reference, no ratios; a reference without time skips that repetiti
     CHECK(*rows[0].ratio == Approx((1.5 + 7.0 / 3) / 2));
 }
 
+TEST_CASE("rows do not depend on the order the tasks are listed in") {
+    run_result r = sample_run::result();
+    for (repetition_result& rep : r.repetitions)
+        std::reverse(rep.tasks.begin(), rep.tasks.end());
+    const auto rows = stats::summarize_entries(r, sample_run::scenario());
+    REQUIRE(rows.size() == 2);
+    CHECK(rows[0].name == "a");
+    CHECK(rows[0].share == Approx(0.65));
+    CHECK(*rows[0].ratio == Approx(7.0 / 3));
+    CHECK(rows[1].wakeup_latency.count == 3);
+    const auto tasks = stats::summarize_tasks(r, sample_run::scenario());
+    REQUIRE(tasks.size() == 3);
+    CHECK(tasks[0].name == "b"); // the first repetition's order
+    CHECK(tasks[2].name == "a.0");
+    CHECK(tasks[2].share == Approx(0.32));
+}
+
 TEST_CASE("an empty run has no rows") {
     CHECK(stats::summarize_entries(run_result{}, sample_run::scenario()).empty());
     CHECK(stats::summarize_tasks(run_result{}, sample_run::scenario()).empty());
@@ -85,4 +103,36 @@ TEST_CASE("comparison: percentage points for shares, percent for ratios") {
     REQUIRE(none.size() == 3);
     CHECK_FALSE(none[0].predicted);
     CHECK_FALSE(none[0].error);
+}
+
+TEST_CASE("summaries take one pass over the tasks: 100 000 entries of one task each") {
+    // Rows that each scanned every task would take 10^10 steps here; one pass takes 10^5.
+    constexpr int n = 100'000;
+    scenario sc;
+    sc.length = nsec_per_sec;
+    sc.reference = "t0";
+    repetition_result rep;
+    sc.tasks.reserve(n);
+    rep.tasks.reserve(n);
+    for (int i = 0; i < n; ++i) {
+        task_spec spec;
+        spec.name = "t" + std::to_string(i);
+        sc.tasks.push_back(spec);
+        rep.tasks.push_back(sample_run::task(spec.name, spec.name, 0, (i + 1) * 1e-6));
+    }
+    run_result r;
+    r.window_end = nsec_per_sec;
+    r.repetitions.push_back(std::move(rep));
+
+    const auto entries = stats::summarize_entries(r, sc);
+    REQUIRE(entries.size() == n);
+    CHECK(entries[41'999].name == "t41999");
+    CHECK(entries[41'999].tasks == 1);
+    CHECK(entries[41'999].share == Approx(0.042));
+    CHECK(*entries[41'999].ratio == Approx(42'000));
+
+    const auto tasks = stats::summarize_tasks(r, sc);
+    REQUIRE(tasks.size() == n);
+    CHECK(tasks.back().entry == "t99999");
+    CHECK(tasks.back().share == Approx(0.1));
 }
