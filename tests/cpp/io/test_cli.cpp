@@ -59,6 +59,7 @@ name = "b"
 nice = 5
 [measured]
 share = { a = 0.75 }
+tolerance = { share = 0.05 }
 )";
 
 bool contains(const std::string& text, const std::string& part) {
@@ -175,6 +176,61 @@ TEST_CASE("replay runs a folder's files in order and sums up the comparisons") {
     const auto none = cli({"replay", (dir / "gone").string()});
     CHECK(none.status == 1);
     CHECK(contains(none.err, "no such file or directory"));
+}
+
+namespace {
+
+const std::filesystem::path bundled_replays =
+    std::filesystem::path{LIBSCHED_SOURCE_DIR} / "examples" / "replays";
+
+std::string read_text(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+    const auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    return text.replace(at, from.size(), to);
+}
+
+} // namespace
+
+TEST_CASE("the bundled replays agree with their measurements") {
+    const auto r = cli({"replay", bundled_replays.string()});
+    INFO(r.err);
+    CHECK(r.status == 0);
+    CHECK(contains(r.out, "verdict"));
+    CHECK(contains(r.out, "within"));
+    CHECK_FALSE(contains(r.out, "OUTSIDE"));
+}
+
+TEST_CASE("replay fails on a prediction outside the tolerance and names it") {
+    // nice 0 against nice 5 measured as 85 : 15 instead of 75 : 25.
+    const std::string text =
+        replaced(read_text(bundled_replays / "seed002-pair-0-5.toml"),
+                 "share = { a = 0.75, b = 0.25 }", "share = { a = 0.85, b = 0.15 }");
+    const temp_file miss("seed002-pair-0-5.toml", text);
+    const auto r = cli({"replay", miss.path()});
+    CHECK(r.status == 1);
+    CHECK(contains(r.out, "OUTSIDE"));
+    CHECK(contains(r.err, "libsched: seed002-pair-0-5: share a: error -"));
+    CHECK(contains(r.err, " pp is outside the tolerance of +-0.50 pp"));
+    CHECK(contains(r.err, "libsched: seed002-pair-0-5: share b: error +"));
+    CHECK(
+        contains(r.err, "libsched: replay: 2 predictions not within the measurement's tolerance"));
+    CHECK_FALSE(contains(r.err, "ratio a"));
+}
+
+TEST_CASE("replay fails on a measurement without a tolerance") {
+    const std::string text = replaced(pair_scenario, "tolerance = { share = 0.05 }\n", "");
+    const temp_file bare("bare.toml", text);
+    const auto r = cli({"replay", bare.path()});
+    CHECK(r.status == 1);
+    CHECK(contains(r.err, "share a: no tolerance stated (measured.tolerance.share)"));
+    CHECK(contains(r.out, "no tolerance"));
 }
 
 TEST_CASE("run --trace writes the scheduling events as CSV") {

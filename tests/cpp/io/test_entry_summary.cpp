@@ -99,10 +99,20 @@ TEST_CASE("comparison: percentage points for shares, percent for ratios") {
     CHECK(c[2].measured == 2.0);
     CHECK(*c[2].error == Approx(100.0 / 6)); // 7/3 against 2
 
+    CHECK_FALSE(c[0].within); // no tolerance stated
+
+    m.tolerance = {0.04, 0.2}; // +-4 points of share, +-20% of a ratio
+    const auto judged = stats::compare_measured(rows, m);
+    CHECK(judged[0].tolerance == 0.04);
+    CHECK(judged[0].within == false); // +5 points
+    CHECK(judged[1].within == true);  // 0 points
+    CHECK(judged[2].within == true);  // +16.7%
+
     const auto none = stats::compare_measured({}, m);
     REQUIRE(none.size() == 3);
     CHECK_FALSE(none[0].predicted);
     CHECK_FALSE(none[0].error);
+    CHECK_FALSE(none[0].within);
 }
 
 TEST_CASE("summaries take one pass over the tasks: 100 000 entries of one task each") {

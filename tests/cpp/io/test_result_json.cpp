@@ -99,6 +99,14 @@ TEST_CASE("measured values bring the prediction's error") {
     CHECK(j["measured"]["share"]["a"] == 0.60);
     CHECK(j["error"]["share"]["a"].get<double>() == Approx(5.0));
     CHECK(j["error"]["ratio"]["a"].get<double>() == Approx(100.0 / 6));
+    CHECK(j["measured"]["tolerance"]["share"].is_null());
+    CHECK(j["within_tolerance"]["share"]["a"].is_null());
+
+    sc.measured.tolerance.share = 0.06; // +-6 points: +5 is within
+    const nlohmann::json judged = to_json(sample_run::result(), sc);
+    CHECK(judged["measured"]["tolerance"]["share"] == 0.06);
+    CHECK(judged["within_tolerance"]["share"]["a"] == true);
+    CHECK(judged["within_tolerance"]["ratio"]["a"].is_null());
 
     const nlohmann::json empty = to_json(run_result{}, sc);
     CHECK(empty["repetitions"].empty());

@@ -101,6 +101,7 @@ behaviour = { type = "random", run = "3ms", sleep = { dist = "constant", value =
 source = "a note"
 share = { a = 1.5, b = 0 }
 ratio = { a = 3 }
+tolerance = { share = 0.005, ratio = 0.03 }
 )",
                                        "everything.toml");
     CHECK(sc.name == "everything");
@@ -169,6 +170,8 @@ ratio = { a = 3 }
     CHECK(sc.measured.source == "a note");
     CHECK(sc.measured.share == std::map<std::string, double>{{"a", 1.5}, {"b", 0.0}});
     CHECK(sc.measured.ratio == std::map<std::string, double>{{"a", 3.0}});
+    CHECK(sc.measured.tolerance.share == 0.005);
+    CHECK(sc.measured.tolerance.ratio == 0.03);
 }
 
 TEST_CASE("defaults: the name comes from the file, the window is the whole run") {
@@ -256,6 +259,10 @@ TEST_CASE("mistakes name the field as written, the file and the line") {
          "names no [[tasks]] entry"},
         {"nice = 5", "nice = 5\n[measured]\nshare = { a = \"half\" }", "measured.share.a",
          "expected a number"},
+        {"nice = 5", "nice = 5\n[measured]\ntolerance = { shares = 0.01 }",
+         "measured.tolerance.shares", "did you mean \"share\""},
+        {"nice = 5", "nice = 5\n[measured]\ntolerance = { ratio = -0.01 }",
+         "measured.tolerance.ratio", "is not a tolerance"},
     };
     for (const mistake& m : mistakes) {
         const scenario_error e = error_of(replaced(m.from, m.to));
@@ -318,8 +325,11 @@ TEST_CASE("every bundled scenario parses and validates") {
         scenario sc;
         REQUIRE_NOTHROW(sc = load_scenario(entry.path()));
         CHECK(validate(sc).empty());
-        if (entry.path().parent_path().filename() == "replays")
+        if (entry.path().parent_path().filename() == "replays") {
             CHECK_FALSE(sc.measured.share.empty());
+            CHECK(sc.measured.tolerance.share); // a replay states its tolerance
+            CHECK((sc.measured.ratio.empty() || sc.measured.tolerance.ratio));
+        }
     }
     CHECK(files >= 7);
 #else

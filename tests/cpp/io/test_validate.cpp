@@ -1,6 +1,7 @@
 // scenario/validate.hpp on scenarios built in code: each rule rejects what it should with
 // the field spelled as in a scenario file, and warns where the kernel would clamp or ignore.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <functional>
 #include <libsched/scenario/validate.hpp>
 #include <string>
@@ -256,9 +257,14 @@ TEST_CASE("reference and measured values name entries") {
               s.reference.clear();
               s.measured.ratio["a"] = 3;
           }).field == "measured.ratio");
+    CHECK(rejected([](scenario& s) { s.measured.tolerance.share = -0.01; }).field ==
+          "measured.tolerance.share");
+    CHECK(rejected([](scenario& s) { s.measured.tolerance.ratio = std::nan(""); }).field ==
+          "measured.tolerance.ratio");
     scenario sc = valid_scenario();
     sc.measured.share = {{"a", 0.75}, {"b", 0.25}};
     sc.measured.ratio = {{"a", 3.0}};
+    sc.measured.tolerance = {0.0, 0.03};
     CHECK(validate(sc).empty());
 }
 

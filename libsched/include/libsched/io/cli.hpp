@@ -1,7 +1,8 @@
 #pragma once
 // The libsched command line: run, replay, check, features, weights. run_cli() is the whole
 // program without argv[0]; tools/cli/main.cpp and the Python console script both call it.
-// Exit status: 0 success, 1 a scenario or file error, 2 a usage error.
+// Exit status: 0 success, 1 a scenario or file error or a replay outside its tolerance, 2 a
+// usage error.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
@@ -29,7 +30,7 @@ namespace libsched {
 namespace detail {
 
 inline constexpr int exit_ok = 0;
-inline constexpr int exit_failure = 1; // a scenario or file error
+inline constexpr int exit_failure = 1; // a scenario or file error, a replay's miss
 inline constexpr int exit_usage = 2;
 
 inline constexpr const char* default_replay_dir = "examples/replays";
@@ -186,6 +187,31 @@ inline std::vector<std::string> replay_files(const std::string& path, std::ostre
     return files;
 }
 
+using replay_comparisons = std::vector<std::pair<std::string, std::vector<stats::comparison>>>;
+
+// One line on err for each prediction that does not agree with its measurement, or that
+// cannot be judged; the number of them.
+inline int report_misses(const replay_comparisons& replays, std::ostream& err) {
+    int misses = 0;
+    for (const auto& [name, comparisons] : replays) {
+        for (const stats::comparison& c : comparisons) {
+            if (c.within.value_or(false))
+                continue;
+            ++misses;
+            const std::string quantity{stats::quantity_name(c.quantity)};
+            err << "libsched: " << name << ": " << quantity << " " << c.entry << ": ";
+            if (!c.tolerance)
+                err << "no tolerance stated (measured.tolerance." << quantity << ")\n";
+            else if (!c.within)
+                err << "the run gave no prediction\n";
+            else
+                err << "error " << fixed(*c.error, 2, true) << " " << stats::error_unit(c.quantity)
+                    << " is outside the tolerance of " << tolerance_text(c) << "\n";
+        }
+    }
+    return misses;
+}
+
 inline int cmd_replay(std::vector<std::string> paths, std::ostream& out, std::ostream& err) {
     if (paths.empty())
         paths.push_back(default_replay_dir);
@@ -197,7 +223,7 @@ inline int cmd_replay(std::vector<std::string> paths, std::ostream& out, std::os
             status = exit_failure;
         files.insert(files.end(), found.begin(), found.end());
     }
-    std::vector<std::pair<std::string, std::vector<stats::comparison>>> summary;
+    replay_comparisons summary;
     for (const std::string& path : files) {
         const auto sc = load_reporting(path, err);
         if (!sc) {
@@ -220,6 +246,11 @@ inline int cmd_replay(std::vector<std::string> paths, std::ostream& out, std::os
     if (!summary.empty()) {
         out << "\nreplay summary (error: share in percentage points, ratio in percent)\n";
         print_replay_summary(out, summary);
+    }
+    if (const int misses = report_misses(summary, err); misses > 0) {
+        err << "libsched: replay: " << misses << (misses == 1 ? " prediction" : " predictions")
+            << " not within the measurement's tolerance\n";
+        status = exit_failure;
     }
     return status;
 }

@@ -37,6 +37,23 @@ inline std::string latency_us(const stats::sample_summary& s, double ns) {
     return s.count == 0 ? "-" : fixed(ns / 1000, 1);
 }
 
+// A tolerance as the replay summary prints it: "+-0.50 pp", "+-3.0 %".
+inline std::string tolerance_text(const stats::comparison& c) {
+    if (!c.tolerance)
+        return "-";
+    const bool share = c.quantity == stats::measured_quantity::share;
+    return "+-" + fixed(*c.tolerance * 100, share ? 2 : 1) + " " +
+           std::string{stats::error_unit(c.quantity)};
+}
+
+inline std::string verdict_text(const stats::comparison& c) {
+    if (!c.tolerance)
+        return "no tolerance";
+    if (!c.within)
+        return "no prediction";
+    return *c.within ? "within" : "OUTSIDE";
+}
+
 } // namespace detail
 
 inline void print_report(std::ostream& out, const run_result& result, const scenario& sc) {
@@ -127,7 +144,8 @@ inline void print_report(std::ostream& out, const run_result& result, const scen
     table.print(out);
 }
 
-// The closing table of a replay run: every measured quantity of every replay.
+// The closing table of a replay run: every measured quantity of every replay, with the
+// tolerance the measurement states and whether the prediction lies within it.
 inline void print_replay_summary(
     std::ostream& out,
     const std::vector<std::pair<std::string, std::vector<stats::comparison>>>& replays) {
@@ -137,7 +155,9 @@ inline void print_replay_summary(
                               {"quantity", align::left},
                               {"predicted"},
                               {"measured"},
-                              {"error"}});
+                              {"error"},
+                              {"tolerance"},
+                              {"verdict", align::left}});
     for (const auto& [name, comparisons] : replays) {
         for (const auto& c : comparisons) {
             const bool share = c.quantity == stats::measured_quantity::share;
@@ -150,7 +170,8 @@ inline void print_replay_summary(
                            fixed(predicted, decimals) + (predicted ? unit : ""),
                            fixed(c.measured * scale, decimals) + unit,
                            fixed(c.error, share ? 2 : 1, true) +
-                               (c.error ? " " + std::string{stats::error_unit(c.quantity)} : "")});
+                               (c.error ? " " + std::string{stats::error_unit(c.quantity)} : ""),
+                           detail::tolerance_text(c), detail::verdict_text(c)});
         }
     }
     table.print(out);

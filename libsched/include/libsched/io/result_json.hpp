@@ -179,13 +179,24 @@ inline nlohmann::json to_json(const run_result& result, const scenario& sc) {
     const measured_spec& m = sc.measured;
     if (m.share.empty() && m.ratio.empty())
         return j;
-    j["measured"] = {{"source", m.source}, {"share", m.share}, {"ratio", m.ratio}};
-    nlohmann::json error = {{"share", nlohmann::json::object()},
-                            {"ratio", nlohmann::json::object()}};
-    for (const stats::comparison& c : stats::compare_measured(entries, m))
-        error[std::string{stats::quantity_name(c.quantity)}][c.entry] =
-            detail::optional_json(c.error);
+    j["measured"] = {
+        {"source", m.source},
+        {"share", m.share},
+        {"ratio", m.ratio},
+        {"tolerance",
+         {{"share", detail::optional_json(m.tolerance.share)},
+          {"ratio", detail::optional_json(m.tolerance.ratio)}}},
+    };
+    const nlohmann::json by_quantity = {{"share", nlohmann::json::object()},
+                                        {"ratio", nlohmann::json::object()}};
+    nlohmann::json error = by_quantity, within = by_quantity;
+    for (const stats::comparison& c : stats::compare_measured(entries, m)) {
+        const std::string q{stats::quantity_name(c.quantity)};
+        error[q][c.entry] = detail::optional_json(c.error);
+        within[q][c.entry] = detail::optional_json(c.within);
+    }
     j["error"] = error;
+    j["within_tolerance"] = within;
     return j;
 }
 

@@ -218,6 +218,12 @@ inline measured_spec read_measured(const toml::node& n, field_lines& lines) {
         m.share = read_entry_values(*s, t.field("share"), lines);
     if (const toml::node* r = t.take("ratio"))
         m.ratio = read_entry_values(*r, t.field("ratio"), lines);
+    if (const toml::node* tol = t.take("tolerance")) {
+        table_reader tt(read_table(*tol, t.field("tolerance")), t.field("tolerance"), lines);
+        tt.take_into("share", m.tolerance.share, read_number);
+        tt.take_into("ratio", m.tolerance.ratio, read_number);
+        tt.reject_unknown();
+    }
     t.reject_unknown();
     return m;
 }

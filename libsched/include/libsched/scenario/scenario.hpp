@@ -86,11 +86,19 @@ struct machine_spec {
     bool nohz_idle = true;
 };
 
+// How far a prediction may lie from a measurement and still agree with it: the precision
+// of the measurement itself (a figure rounded to whole percent is known to +-0.5 points).
+struct tolerance_spec {
+    std::optional<double> share; // absolute, in shares of one CPU: 0.005 = +-0.5 points
+    std::optional<double> ratio; // relative: 0.03 = +-3% of the measured ratio
+};
+
 // Reference values a replay compares with (from a measurement write-up).
 struct measured_spec {
     std::string source;                  // where the numbers come from
     std::map<std::string, double> share; // entry -> share of one CPU in the window
     std::map<std::string, double> ratio; // entry -> ratio to the reference entry
+    tolerance_spec tolerance;
 };
 
 struct scenario {

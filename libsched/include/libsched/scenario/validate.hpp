@@ -350,6 +350,11 @@ inline void check_measured(const scenario& sc) {
         if (!std::isfinite(ratio) || ratio <= 0)
             fail(field, number_text(ratio) + " is not a positive ratio");
     }
+    const tolerance_spec& tol = sc.measured.tolerance;
+    for (const auto& [field, value] : {std::pair{"measured.tolerance.share", tol.share},
+                                       std::pair{"measured.tolerance.ratio", tol.ratio}})
+        if (value && !(std::isfinite(*value) && *value >= 0))
+            fail(field, number_text(*value) + " is not a tolerance (a number from 0 up)");
 }
 
 } // namespace detail

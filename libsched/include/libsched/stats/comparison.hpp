@@ -1,8 +1,10 @@
 #pragma once
 // Prediction against measurement: a replay's measured shares and ratios beside the
 // simulated ones, with the error in the unit that suits each (percentage points for a
-// share, percent of the measurement for a ratio).
+// share, percent of the measurement for a ratio) and whether it lies within the tolerance
+// the measurement states.
 #include <algorithm>
+#include <cmath>
 #include <libsched/scenario/scenario.hpp>
 #include <libsched/stats/entry_summary.hpp>
 #include <map>
@@ -30,8 +32,10 @@ struct comparison {
     std::optional<double> predicted; // nullopt: the run gave no value (no repetition, no
                                      // time for the reference entry)
     double measured = 0;
-    std::optional<double> error; // share: (predicted - measured) * 100 percentage points;
-                                 // ratio: (predicted / measured - 1) * 100 percent
+    std::optional<double> error;     // share: (predicted - measured) * 100 percentage points;
+                                     // ratio: (predicted / measured - 1) * 100 percent
+    std::optional<double> tolerance; // as measured_spec::tolerance states it, if it does
+    std::optional<bool> within;      // |error| within the tolerance; nullopt without either
 };
 
 // Shares first, then ratios, each in the order of `entries` (the scenario's order); measured
@@ -48,7 +52,12 @@ inline std::vector<comparison> compare_measured(const std::vector<row_summary>& 
             if (std::find(order.begin(), order.end(), entry) == order.end())
                 order.push_back(entry);
         for (const std::string& entry : order) {
-            comparison c{entry, q, std::nullopt, values.at(entry), std::nullopt};
+            comparison c;
+            c.entry = entry;
+            c.quantity = q;
+            c.measured = values.at(entry);
+            c.tolerance =
+                q == measured_quantity::share ? measured.tolerance.share : measured.tolerance.ratio;
             for (const auto& row : entries)
                 if (row.entry == entry)
                     c.predicted =
@@ -57,6 +66,9 @@ inline std::vector<comparison> compare_measured(const std::vector<row_summary>& 
                 c.error = (*c.predicted - c.measured) * 100;
             else if (c.predicted && c.measured != 0)
                 c.error = (*c.predicted / c.measured - 1) * 100;
+            // Both tolerances are fractions, the errors their hundredfold.
+            if (c.error && c.tolerance)
+                c.within = std::abs(*c.error) <= *c.tolerance * 100;
             out.push_back(std::move(c));
         }
     };
