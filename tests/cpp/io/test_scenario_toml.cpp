@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <libsched/io/scenario_toml.hpp>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -310,6 +311,105 @@ TEST_CASE("load_scenario reports missing files and directories by name") {
     std::ofstream(file) << base;
     CHECK(load_scenario(file).name == "pair");
     std::filesystem::remove(file);
+}
+
+namespace {
+
+// A folder with a data file of measurements, removed at the end of the test.
+class data_folder {
+public:
+    data_folder() {
+        const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
+        dir_ = std::filesystem::temp_directory_path() / (std::to_string(now) + "-libsched-data");
+        std::filesystem::create_directories(dir_ / "data");
+        std::ofstream(dir_ / "data" / "figures.json") << R"({"experiments": [{
+            "id": "single-core",
+            "pairs": [{"nice": [0, 5], "share_percent": [75, 25]}],
+            "equal": {"n": 2, "per_process_approx": 480, "total": 1000},
+            "alone": [{"nice": 0, "work": 118215}]}]})";
+    }
+    ~data_folder() { std::filesystem::remove_all(dir_); }
+    data_folder(const data_folder&) = delete;
+    data_folder& operator=(const data_folder&) = delete;
+
+    // base with a [measured] table, parsed as a file of this folder.
+    scenario parse(const std::string& measured) const {
+        return parse_scenario(base + "[measured]\n" + measured, (dir_ / "replay.toml").string());
+    }
+    scenario_error error(const std::string& measured) const {
+        try {
+            parse(measured);
+        } catch (const scenario_error& e) {
+            return e;
+        }
+        FAIL("parse_scenario() accepted:\n" << measured);
+        return {"", ""};
+    }
+
+private:
+    std::filesystem::path dir_;
+};
+
+const std::string pair_figure = R"(data = "data/figures.json"
+experiment = "single-core"
+figure = "pairs[0]"
+entries = ["a", "b"]
+)";
+
+} // namespace
+
+TEST_CASE("measured figures can come from a data file, relative to the scenario") {
+    const data_folder folder;
+    const scenario pair = folder.parse(pair_figure);
+    CHECK(pair.measured.share == std::map<std::string, double>{{"a", 0.75}, {"b", 0.25}});
+    // ratio = share / the reference's share (b)
+    REQUIRE(pair.measured.ratio.size() == 1);
+    CHECK(pair.measured.ratio.at("a") == Approx(3.0));
+    CHECK(pair.measured.source == "data/figures.json: single-core, pairs[0]");
+
+    const scenario equal = folder.parse(R"(source = "notes"
+data = "data/figures.json"
+experiment = "single-core"
+figure = "equal"
+entries = ["a", "b"]
+tolerance = { share = 0.001 }
+)");
+    CHECK(equal.measured.share == std::map<std::string, double>{{"a", 0.48}, {"b", 0.48}});
+    CHECK(equal.measured.ratio.at("a") == 1.0);
+    CHECK(equal.measured.source == "notes");
+    CHECK(equal.measured.tolerance.share == 0.001);
+}
+
+TEST_CASE("a data reference's mistakes name the field") {
+    const data_folder folder;
+    struct mistake {
+        std::string from, to, field, reason;
+    };
+    const std::vector<mistake> mistakes = {
+        {"\"single-core\"", "\"single-cores\"", "measured.experiment",
+         "no experiment \"single-cores\" in data/figures.json; did you mean \"single-core\"?"},
+        {"data/figures.json", "data/none.json", "measured.data", "cannot read data/none.json"},
+        {"pairs[0]", "pairs[1]", "measured.figure", "\"pairs\" has 1 elements"},
+        {"pairs[0]", "pairs[x]", "measured.figure", "is not KEY or KEY[INDEX]"},
+        {"pairs[0]", "trios[0]", "measured.figure", "no \"trios\" in experiment single-core"},
+        {"pairs[0]", "alone[0]", "measured.figure", "has neither share_percent nor per_process"},
+        {"[\"a\", \"b\"]", "[\"a\"]", "measured.entries", "1 names for the 2 processes"},
+        {"[\"a\", \"b\"]", "[\"b\", \"a\"]", "measured.entries[0]",
+         "entry b has nice 5 but pairs[0] measured nice 0"},
+        {"[\"a\", \"b\"]", "[\"a\", \"bb\"]", "measured.entries[1]", "names no [[tasks]] entry"},
+        {"figure = \"pairs[0]\"\n", "", "measured.figure", "missing; measured.data needs it"},
+        {"data = \"data/figures.json\"\n", "", "measured.experiment", "needs measured.data"},
+        {"experiment", "share = { a = 0.5 }\nexperiment", "measured.data", "not both"},
+    };
+    for (const mistake& m : mistakes) {
+        std::string text = pair_figure;
+        const auto at = text.find(m.from);
+        REQUIRE(at != std::string::npos);
+        const scenario_error e = folder.error(text.replace(at, m.from.size(), m.to));
+        INFO(e.what());
+        CHECK(e.field() == m.field);
+        CHECK(contains(e.reason(), m.reason));
+    }
 }
 
 TEST_CASE("every bundled scenario parses and validates") {

@@ -3,8 +3,10 @@
 // text, load_scenario() a file; both validate() the result. Errors are scenario_error naming
 // the file, the field as written ("tasks[1].nice") and, where known, its line. An unknown
 // key is an error, so a typo is never silently ignored.
+#include <array>
 #include <filesystem>
 #include <fstream>
+#include <libsched/io/detail/measured_data.hpp>
 #include <libsched/io/detail/toml_reader.hpp>
 #include <libsched/scenario/scenario.hpp>
 #include <libsched/scenario/scenario_error.hpp>
@@ -14,6 +16,7 @@
 #include <string_view>
 #include <system_error>
 #include <toml++/toml.h>
+#include <utility>
 
 namespace libsched {
 namespace detail {
@@ -210,7 +213,9 @@ read_entry_values(const toml::node& n, const std::string& field, field_lines& li
     return values;
 }
 
-inline measured_spec read_measured(const toml::node& n, field_lines& lines) {
+// sc is the scenario read so far (its entries and reference); base the scenario file's folder.
+inline measured_spec read_measured(const toml::node& n, field_lines& lines, const scenario& sc,
+                                   const std::filesystem::path& base) {
     table_reader t(read_table(n, "measured"), "measured", lines);
     measured_spec m;
     t.take_into("source", m.source, read_string);
@@ -218,6 +223,32 @@ inline measured_spec read_measured(const toml::node& n, field_lines& lines) {
         m.share = read_entry_values(*s, t.field("share"), lines);
     if (const toml::node* r = t.take("ratio"))
         m.ratio = read_entry_values(*r, t.field("ratio"), lines);
+    // A figure of a data file instead of share and ratio: all four keys or none.
+    const toml::node* data = t.take("data");
+    const std::array<std::pair<const char*, const toml::node*>, 3> of_data = {
+        {{"experiment", t.take("experiment")},
+         {"figure", t.take("figure")},
+         {"entries", t.take("entries")}}};
+    for (const auto& [key, node] : of_data) {
+        if (data != nullptr && node == nullptr)
+            throw scenario_error(t.field(key), "missing; measured.data needs it");
+        if (data == nullptr && node != nullptr)
+            throw scenario_error(t.field(key), "needs measured.data, the file it refers to");
+    }
+    if (data != nullptr) {
+        if (!m.share.empty() || !m.ratio.empty())
+            throw scenario_error(t.field("data"), "the figures come either from a data file or "
+                                                  "from share and ratio, not both");
+        measured_data_ref ref;
+        ref.data = read_string(*data, t.field("data"));
+        ref.experiment = read_string(*of_data[0].second, t.field("experiment"));
+        ref.figure = read_string(*of_data[1].second, t.field("figure"));
+        for_each_element(*of_data[2].second, t.field("entries"), lines,
+                         [&](const toml::node& e, const std::string& f) {
+                             ref.entries.push_back(read_string(e, f));
+                         });
+        read_measured_data(m, ref, sc, base);
+    }
     if (const toml::node* tol = t.take("tolerance")) {
         table_reader tt(read_table(*tol, t.field("tolerance")), t.field("tolerance"), lines);
         tt.take_into("share", m.tolerance.share, read_number);
@@ -228,8 +259,8 @@ inline measured_spec read_measured(const toml::node& n, field_lines& lines) {
     return m;
 }
 
-inline scenario read_scenario(const toml::table& root, std::string default_name,
-                              field_lines& lines) {
+inline scenario read_scenario(const toml::table& root, std::string default_name, field_lines& lines,
+                              const std::filesystem::path& base) {
     table_reader t(root, "", lines);
     scenario sc;
     sc.name = std::move(default_name);
@@ -256,7 +287,7 @@ inline scenario read_scenario(const toml::table& root, std::string default_name,
         });
     }
     if (const toml::node* m = t.take("measured"))
-        sc.measured = read_measured(*m, lines);
+        sc.measured = read_measured(*m, lines, sc, base);
     t.reject_unknown();
     return sc;
 }
@@ -264,7 +295,7 @@ inline scenario read_scenario(const toml::table& root, std::string default_name,
 } // namespace detail
 
 // origin names the text in errors (a file name); its stem is the scenario's name unless the
-// text sets one.
+// text sets one, and its folder is where [measured] data files are looked for.
 inline scenario parse_scenario(std::string_view toml_text, const std::string& origin) {
     toml::table root;
     try {
@@ -279,7 +310,8 @@ inline scenario parse_scenario(std::string_view toml_text, const std::string& or
     std::string name = std::filesystem::path(origin).stem().string();
     detail::field_lines lines;
     try {
-        scenario sc = detail::read_scenario(root, name.empty() ? "scenario" : name, lines);
+        scenario sc = detail::read_scenario(root, name.empty() ? "scenario" : name, lines,
+                                            std::filesystem::path(origin).parent_path());
         (void)validate(sc); // warnings are for the caller to fetch with validate()
         return sc;
     } catch (const scenario_error& e) {
