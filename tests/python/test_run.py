@@ -34,11 +34,14 @@ behaviour = "burner"
 def test_run_text_gives_the_result_document() -> None:
     result = libsched.run_text(PAIR)
     assert result["scenario"] == "pair"
-    assert result["libsched_version"] == libsched.__version__
-    assert result["machine"]["cpus"] == 1
-    assert result["machine"]["kernel"] == "6.6"
+    provenance = result["provenance"]
+    assert provenance["source"] == "simulated"
+    assert provenance["producer_version"] == libsched.__version__
+    assert provenance["cpus"] == 1
+    assert provenance["kernel"] == "6.6"
+    assert provenance["model"]["seed"] == 7
     # repetition r runs with seed + r
-    assert [rep["seed"] for rep in result["repetitions"]] == [7, 8]
+    assert [rep["model"]["seed"] for rep in result["repetitions"]] == [7, 8]
     for repetition in result["repetitions"]:
         assert sorted(task["name"] for task in repetition["tasks"]) == ["a", "b"]
         assert [cpu["cpu"] for cpu in repetition["cpus"]] == [0]
@@ -46,7 +49,7 @@ def test_run_text_gives_the_result_document() -> None:
 
 def test_repetitions_and_seed_override_the_file() -> None:
     result = libsched.run_text(PAIR, repetitions=3, seed=100)
-    assert [rep["seed"] for rep in result["repetitions"]] == [100, 101, 102]
+    assert [rep["model"]["seed"] for rep in result["repetitions"]] == [100, 101, 102]
 
 
 def test_run_file_and_text_agree(tmp_path: Path) -> None:

@@ -36,6 +36,7 @@
 #include <libsched/sched/weight.hpp>
 
 #include <libsched/scenario/duration_text.hpp>
+#include <libsched/scenario/provenance.hpp>
 #include <libsched/scenario/result.hpp>
 #include <libsched/scenario/scenario.hpp>
 #include <libsched/scenario/scenario_error.hpp>
@@ -48,5 +49,5 @@
 #include <libsched/model/workload.hpp>
 
 #include <libsched/stats/comparison.hpp>
-#include <libsched/stats/group_summary.hpp>
+#include <libsched/stats/entry_summary.hpp>
 #include <libsched/stats/summary.hpp>

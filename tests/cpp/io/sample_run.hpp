@@ -1,5 +1,5 @@
 #pragma once
-// A hand-made run for the tests of the summaries, the JSON document and the report: groups
+// A hand-made run for the tests of the summaries, the JSON document and the report: entries
 // a (two tasks, nice 0) and b (one task, nice 5, the reference) over three repetitions of
 // a 1 s window. The numbers are chosen so that the median of the per-repetition ratios
 // (7/3) differs from the ratio of the medians (0.65 / 0.30).
@@ -11,8 +11,11 @@
 //   jiffies: 100 x share, read as /proc deltas from a start of 5
 //   getrusage utime: a.0 1 s, a.1 0.5 s, b 0.25 s   -> a 1500 ms, b 250 ms, ratio 6
 //   window switches: a.0 4 + a.1 6 involuntary; b 10, 20, 30 voluntary (median 20)
+//   migrations: a.0 3 in the run, 2 of them in the window
 //   wakeup latency of b: {1, 3} us, {2} us, {}      -> pooled {1, 2, 3} us
 #include <cstdint>
+#include <libsched/model/fair_params_of.hpp>
+#include <libsched/scenario/provenance.hpp>
 #include <libsched/scenario/result.hpp>
 #include <libsched/scenario/scenario.hpp>
 #include <string>
@@ -37,11 +40,11 @@ inline libsched::scenario scenario() {
     return sc;
 }
 
-inline libsched::task_result task(const std::string& name, const std::string& group, int nice,
+inline libsched::task_result task(const std::string& name, const std::string& entry, int nice,
                                   double share) {
     libsched::task_result t;
     t.name = name;
-    t.group = group;
+    t.entry = entry;
     t.nice = nice;
     t.share = share;
     t.window_runtime = static_cast<libsched::duration>(share * 1e9);
@@ -59,6 +62,8 @@ inline libsched::run_result result() {
     r.scenario = "sample";
     r.window_start = 0;
     r.window_end = libsched::nsec_per_sec;
+    const libsched::scenario sc = scenario();
+    r.provenance = libsched::simulated_provenance(sc, libsched::make_fair_params(sc.machine), 1);
     for (std::size_t i = 0; i < 3; ++i) {
         libsched::repetition_result rep;
         rep.seed = 1 + i;
@@ -69,11 +74,13 @@ inline libsched::run_result result() {
         rep.tasks[1].ru_utime_us = 500'000;
         rep.tasks[2].ru_utime_us = 250'000;
         rep.tasks[0].window_nivcsw = 4;
+        rep.tasks[0].nr_migrations = 3;
+        rep.tasks[0].window_nr_migrations = 2;
         rep.tasks[1].window_nivcsw = 6;
         rep.tasks[2].window_nvcsw = 10 * (i + 1);
         rep.tasks[2].wakeup_latency = wakeups[i];
         rep.tasks[2].exited = 900'000'000;
-        rep.cpus = {{0, 1'000'000'000, 0, 1'000'000'000, 0, 0, 500}};
+        rep.cpus = {{0, 1'000'000'000, 0, 1'000'000'000, 0, 500, 0}};
         r.repetitions.push_back(rep);
     }
     return r;

@@ -59,6 +59,7 @@ name = "b"
 nice = 5
 [measured]
 share = { a = 0.75 }
+tolerance = { share = 0.05 }
 )";
 
 bool contains(const std::string& text, const std::string& part) {
@@ -202,8 +203,9 @@ TEST_CASE("run prints a report or JSON") {
     const auto doc = nlohmann::json::parse(json.out);
     CHECK(doc["scenario"] == "cli-pair");
     REQUIRE(doc["repetitions"].size() == 2);
-    CHECK(doc["repetitions"][0]["seed"] == 9);
-    CHECK(doc["repetitions"][1]["seed"] == 10);
+    CHECK(doc["provenance"]["model"]["seed"] == 9);
+    CHECK(doc["repetitions"][0]["model"]["seed"] == 9);
+    CHECK(doc["repetitions"][1]["model"]["seed"] == 10);
     CHECK(doc["summary"].size() == 2);
     CHECK(doc.contains("error"));
 }
@@ -223,6 +225,69 @@ TEST_CASE("replay runs a folder's files in order and sums up the comparisons") {
     const auto none = cli({"replay", (dir / "gone").string()});
     CHECK(none.status == 1);
     CHECK(contains(none.err, "no such file or directory"));
+}
+
+namespace {
+
+const std::filesystem::path bundled_replays =
+    std::filesystem::path{LIBSCHED_SOURCE_DIR} / "examples" / "replays";
+
+std::string read_text(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+    const auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    return text.replace(at, from.size(), to);
+}
+
+} // namespace
+
+TEST_CASE("the bundled replays agree with their measurements") {
+    const auto r = cli({"replay", bundled_replays.string()});
+    INFO(r.err);
+    CHECK(r.status == 0);
+    CHECK(contains(r.out, "verdict"));
+    CHECK(contains(r.out, "within"));
+    CHECK_FALSE(contains(r.out, "OUTSIDE"));
+}
+
+TEST_CASE("replay fails on a prediction outside the tolerance and names it") {
+    // A copy of a bundled replay beside its data file, in which nice 0 against nice 5 was
+    // measured as 85 : 15 instead of 75 : 25.
+    const auto dir = temp_path("libsched-cli-miss");
+    std::filesystem::create_directories(dir / "data");
+    auto data =
+        nlohmann::json::parse(read_text(bundled_replays / "data" / "seed-measurements.json"));
+    for (auto& experiment : data["experiments"])
+        if (experiment["id"] == "seed002-single-core")
+            experiment["pairs"][0]["share_percent"] = {85, 15};
+    std::ofstream(dir / "data" / "seed-measurements.json") << data.dump();
+    std::filesystem::copy_file(bundled_replays / "seed002-pair-0-5.toml",
+                               dir / "seed002-pair-0-5.toml");
+    const auto r = cli({"replay", dir.string()});
+    std::filesystem::remove_all(dir);
+    CHECK(r.status == 1);
+    CHECK(contains(r.out, "OUTSIDE"));
+    CHECK(contains(r.err, "libsched: seed002-pair-0-5: share a: error -"));
+    CHECK(contains(r.err, " pp is outside the tolerance of +-0.50 pp"));
+    CHECK(contains(r.err, "libsched: seed002-pair-0-5: share b: error +"));
+    CHECK(contains(r.err, "libsched: seed002-pair-0-5: ratio a: error -"));
+    CHECK(
+        contains(r.err, "libsched: replay: 3 predictions not within the measurement's tolerance"));
+}
+
+TEST_CASE("replay fails on a measurement without a tolerance") {
+    const std::string text = replaced(pair_scenario, "tolerance = { share = 0.05 }\n", "");
+    const temp_file bare("bare.toml", text);
+    const auto r = cli({"replay", bare.path()});
+    CHECK(r.status == 1);
+    CHECK(contains(r.err, "share a: no tolerance stated (measured.tolerance.share)"));
+    CHECK(contains(r.out, "no tolerance"));
 }
 
 TEST_CASE("run --trace writes the scheduling events as CSV") {
@@ -257,9 +322,9 @@ TEST_CASE("run --kernel and --hz override the file's machine") {
     const cli_result r = cli({"run", "-q", "--json", "--kernel", "5.15", "--hz", "1000", f.path()});
     REQUIRE(r.status == 0);
     const auto doc = nlohmann::json::parse(r.out);
-    CHECK(doc["machine"]["kernel"] == "5.15");
-    CHECK(doc["machine"]["model"] == "cfs");
-    CHECK(doc["machine"]["hz"] == 1000);
+    CHECK(doc["provenance"]["kernel"] == "5.15");
+    CHECK(doc["provenance"]["scheduler"] == "cfs");
+    CHECK(doc["provenance"]["hz"] == 1000);
 
     CHECK(cli({"run", "--kernel", "banana", f.path()}).status == 2);
     const cli_result old = cli({"run", "-q", "--kernel", "4.19", f.path()});

@@ -26,7 +26,7 @@ bool contains(const std::string& text, const std::string& part) {
 
 } // namespace
 
-TEST_CASE("the report: header, group rows and task rows under a group of several") {
+TEST_CASE("the report: header, entry rows and task rows under an entry of several") {
     const auto lines = report_lines(sample_run::result(), sample_run::scenario());
     REQUIRE(lines.size() == 7); // header, column names, rule, a, a.0, a.1, b
     CHECK(lines[0] ==
@@ -44,7 +44,7 @@ TEST_CASE("the report: header, group rows and task rows under a group of several
     CHECK(contains(lines[6], " 2.0  ")); // wakeup p50, us
 }
 
-TEST_CASE("measured values add measured and error columns to group rows") {
+TEST_CASE("measured values add measured and error columns to entry rows") {
     scenario sc = sample_run::scenario();
     sc.measured.share = {{"a", 0.60}};
     const auto lines = report_lines(sample_run::result(), sc);
@@ -55,7 +55,7 @@ TEST_CASE("measured values add measured and error columns to group rows") {
     CHECK_FALSE(contains(lines[4], "60.00")); // task rows have no measurement
 }
 
-TEST_CASE("large groups are not listed task by task; an empty run says so") {
+TEST_CASE("large entries are not listed task by task; an empty run says so") {
     scenario sc = sample_run::scenario();
     run_result r = sample_run::result();
     for (auto& rep : r.repetitions)

@@ -2,20 +2,22 @@
 #include "sample_run.hpp"
 #include <catch2/catch.hpp>
 #include <libsched/io/result_json.hpp>
+#include <libsched/model/fair_params_of.hpp>
+#include <libsched/version.hpp>
 
 using namespace libsched;
 
 TEST_CASE("the JSON document has the scenario, every repetition and the summary") {
     const nlohmann::json j = to_json(sample_run::result(), sample_run::scenario());
     CHECK(j["scenario"] == "sample");
-    CHECK(j["machine"]["kernel"] == "6.8");
-    CHECK(j["machine"]["model"] == "eevdf");
+    CHECK_FALSE(j.contains("machine"));
     CHECK(j["window"]["end"] == nsec_per_sec);
     CHECK(j["reference"] == "b");
     REQUIRE(j["repetitions"].size() == 3);
 
     const nlohmann::json& rep = j["repetitions"][1];
-    CHECK(rep["seed"] == 2);
+    CHECK(rep["model"]["seed"] == 2);
+    CHECK(rep["model"]["events"] == 1000);
     REQUIRE(rep["tasks"].size() == 3);
     const nlohmann::json& a0 = rep["tasks"][0];
     CHECK(a0["name"] == "a.0");
@@ -24,20 +26,67 @@ TEST_CASE("the JSON document has the scenario, every repetition and the summary"
     CHECK(a0["exited"].is_null());
     CHECK(a0["wakeup_latency"]["count"] == 0);
     CHECK(a0["wakeup_latency"]["p99"].is_null());
+    CHECK(a0["nr_migrations"] == 3);
+    CHECK(a0["window_nr_migrations"] == 2);
     const nlohmann::json& b = j["repetitions"][0]["tasks"][2];
     CHECK(b["exited"] == 900'000'000);
     CHECK(b["wakeup_latency"]["count"] == 2);
     CHECK(b["wakeup_latency"]["max"] == 3'000);
+    CHECK(b["wakeup_latency"]["p50"] == 1'000);
+    CHECK(b["wakeup_latency"]["p90"] == 3'000);
+    CHECK(b["wakeup_latency"]["p99_9"] == 3'000);
     CHECK(rep["cpus"][0]["nr_switches"] == 500);
+    CHECK(rep["cpus"][0]["model"]["irq"] == 0);
+    // Observables at the top of a task, the model's tick samples below "model".
+    CHECK_FALSE(a0.contains("utime_ticks"));
+    CHECK(a0["model"]["utime_ticks"] == 0);
 
     REQUIRE(j["summary"].size() == 2);
-    CHECK(j["summary"][0]["group"] == "a");
+    CHECK(j["summary"][0]["entry"] == "a");
     CHECK(j["summary"][0]["share"].get<double>() == Approx(0.65));
     CHECK(j["summary"][0]["ratio"].get<double>() == Approx(7.0 / 3));
     CHECK(j["summary"][0]["ru_ratio"].get<double>() == Approx(6));
     CHECK(j["summary"][1]["nvcsw_per_s"].get<double>() == Approx(20));
     CHECK_FALSE(j.contains("measured"));
     CHECK_FALSE(j.contains("error"));
+}
+
+TEST_CASE("the provenance names the model, its release and every parameter in effect") {
+    scenario sc = sample_run::scenario();
+    sc.machine.online_cpus = 8;
+    sc.machine.features["run_to_parity"] = false;
+    run_result r = sample_run::result();
+    r.provenance = simulated_provenance(sc, make_fair_params(sc.machine), 41);
+    const nlohmann::json p = to_json(r, sc)["provenance"];
+    CHECK(p["source"] == "simulated");
+    CHECK(p["producer"] == "libsched");
+    CHECK(p["producer_version"] == LIBSCHED_VERSION_STRING);
+    CHECK(p["kernel"] == "6.8");
+    CHECK(p["scheduler"] == "eevdf");
+    CHECK(p["hz"] == 250);
+    CHECK(p["cpus"] == 1);
+    CHECK(p["online_cpus"] == 8);
+    CHECK(p["tunables"]["factor"] == 4);
+    CHECK(p["tunables"]["base_slice_ns"] == 3'000'000); // 0.75 ms x (1 + log2 8)
+    CHECK_FALSE(p["tunables"].contains("latency_ns"));  // old CFS only
+    // Every feature of 6.8 with its value, the override applied; none 6.8 lacks.
+    CHECK(p["features"]["run_to_parity"] == false);
+    CHECK(p["features"]["place_lag"] == true);
+    CHECK_FALSE(p["features"].contains("delay_dequeue")); // 6.12+
+    CHECK_FALSE(p["features"].contains("gentle_fair_sleepers"));
+    CHECK(p["irq_time_accounting"] == true);
+    CHECK(p["host_name"].is_null());
+    CHECK(p["model"]["calc_delta"] == "inverse");
+    CHECK(p["model"]["resched_latency"] == 1'000);
+    CHECK(p["model"]["tick_irq"] == 2'000);
+    CHECK(p["model"]["seed"] == 41);
+
+    sc.machine.kernel = {5, 15};
+    r.provenance = simulated_provenance(sc, make_fair_params(sc.machine), 41);
+    const nlohmann::json cfs = to_json(r, sc)["provenance"]["tunables"];
+    CHECK(cfs["latency_ns"] == 24'000'000);
+    CHECK(cfs["sched_nr_latency"] == 8);
+    CHECK_FALSE(cfs.contains("base_slice_ns"));
 }
 
 TEST_CASE("measured values bring the prediction's error") {
@@ -50,6 +99,14 @@ TEST_CASE("measured values bring the prediction's error") {
     CHECK(j["measured"]["share"]["a"] == 0.60);
     CHECK(j["error"]["share"]["a"].get<double>() == Approx(5.0));
     CHECK(j["error"]["ratio"]["a"].get<double>() == Approx(100.0 / 6));
+    CHECK(j["measured"]["tolerance"]["share"].is_null());
+    CHECK(j["within_tolerance"]["share"]["a"].is_null());
+
+    sc.measured.tolerance.share = 0.06; // +-6 points: +5 is within
+    const nlohmann::json judged = to_json(sample_run::result(), sc);
+    CHECK(judged["measured"]["tolerance"]["share"] == 0.06);
+    CHECK(judged["within_tolerance"]["share"]["a"] == true);
+    CHECK(judged["within_tolerance"]["ratio"]["a"].is_null());
 
     const nlohmann::json empty = to_json(run_result{}, sc);
     CHECK(empty["repetitions"].empty());

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <libsched/io/scenario_toml.hpp>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -102,6 +103,7 @@ behaviour = { type = "random", run = "3ms", sleep = { dist = "constant", value =
 source = "a note"
 share = { a = 1.5, b = 0 }
 ratio = { a = 3 }
+tolerance = { share = 0.005, ratio = 0.03 }
 )",
                                        "everything.toml");
     CHECK(sc.name == "everything");
@@ -170,6 +172,8 @@ ratio = { a = 3 }
     CHECK(sc.measured.source == "a note");
     CHECK(sc.measured.share == std::map<std::string, double>{{"a", 1.5}, {"b", 0.0}});
     CHECK(sc.measured.ratio == std::map<std::string, double>{{"a", 3.0}});
+    CHECK(sc.measured.tolerance.share == 0.005);
+    CHECK(sc.measured.tolerance.ratio == 0.03);
 }
 
 TEST_CASE("defaults: the name comes from the file, the window is the whole run") {
@@ -251,12 +255,16 @@ TEST_CASE("mistakes name the field as written, the file and the line") {
          "machine.features.run_to_parity", "expected a boolean"},
         {"kernel = \"6.8\"", "kernel = \"5.4\"\n[machine.features]\nrun_to_parity = true",
          "machine.features.run_to_parity", "RUN_TO_PARITY is not in kernel 5.4"},
-        {"reference = \"b\"", "reference = \"z\"", "reference", "names no task group"},
+        {"reference = \"b\"", "reference = \"z\"", "reference", "names no [[tasks]] entry"},
         {"reference = \"b\"", "reference = \"b\"\nseed = -1", "seed", "negative"},
         {"nice = 5", "nice = 5\n[measured]\nshare = { a = 0.5, q = 0.5 }", "measured.share.q",
-         "names no task group"},
+         "names no [[tasks]] entry"},
         {"nice = 5", "nice = 5\n[measured]\nshare = { a = \"half\" }", "measured.share.a",
          "expected a number"},
+        {"nice = 5", "nice = 5\n[measured]\ntolerance = { shares = 0.01 }",
+         "measured.tolerance.shares", "did you mean \"share\""},
+        {"nice = 5", "nice = 5\n[measured]\ntolerance = { ratio = -0.01 }",
+         "measured.tolerance.ratio", "is not a tolerance"},
     };
     for (const mistake& m : mistakes) {
         const scenario_error e = error_of(replaced(m.from, m.to));
@@ -373,6 +381,105 @@ TEST_CASE("load_scenario reports missing files and directories by name") {
     std::filesystem::remove(file);
 }
 
+namespace {
+
+// A folder with a data file of measurements, removed at the end of the test.
+class data_folder {
+public:
+    data_folder() {
+        const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
+        dir_ = std::filesystem::temp_directory_path() / (std::to_string(now) + "-libsched-data");
+        std::filesystem::create_directories(dir_ / "data");
+        std::ofstream(dir_ / "data" / "figures.json") << R"({"experiments": [{
+            "id": "single-core",
+            "pairs": [{"nice": [0, 5], "share_percent": [75, 25]}],
+            "equal": {"n": 2, "per_process_approx": 480, "total": 1000},
+            "alone": [{"nice": 0, "work": 118215}]}]})";
+    }
+    ~data_folder() { std::filesystem::remove_all(dir_); }
+    data_folder(const data_folder&) = delete;
+    data_folder& operator=(const data_folder&) = delete;
+
+    // base with a [measured] table, parsed as a file of this folder.
+    scenario parse(const std::string& measured) const {
+        return parse_scenario(base + "[measured]\n" + measured, (dir_ / "replay.toml").string());
+    }
+    scenario_error error(const std::string& measured) const {
+        try {
+            parse(measured);
+        } catch (const scenario_error& e) {
+            return e;
+        }
+        FAIL("parse_scenario() accepted:\n" << measured);
+        return {"", ""};
+    }
+
+private:
+    std::filesystem::path dir_;
+};
+
+const std::string pair_figure = R"(data = "data/figures.json"
+experiment = "single-core"
+figure = "pairs[0]"
+entries = ["a", "b"]
+)";
+
+} // namespace
+
+TEST_CASE("measured figures can come from a data file, relative to the scenario") {
+    const data_folder folder;
+    const scenario pair = folder.parse(pair_figure);
+    CHECK(pair.measured.share == std::map<std::string, double>{{"a", 0.75}, {"b", 0.25}});
+    // ratio = share / the reference's share (b)
+    REQUIRE(pair.measured.ratio.size() == 1);
+    CHECK(pair.measured.ratio.at("a") == Approx(3.0));
+    CHECK(pair.measured.source == "data/figures.json: single-core, pairs[0]");
+
+    const scenario equal = folder.parse(R"(source = "notes"
+data = "data/figures.json"
+experiment = "single-core"
+figure = "equal"
+entries = ["a", "b"]
+tolerance = { share = 0.001 }
+)");
+    CHECK(equal.measured.share == std::map<std::string, double>{{"a", 0.48}, {"b", 0.48}});
+    CHECK(equal.measured.ratio.at("a") == 1.0);
+    CHECK(equal.measured.source == "notes");
+    CHECK(equal.measured.tolerance.share == 0.001);
+}
+
+TEST_CASE("a data reference's mistakes name the field") {
+    const data_folder folder;
+    struct mistake {
+        std::string from, to, field, reason;
+    };
+    const std::vector<mistake> mistakes = {
+        {"\"single-core\"", "\"single-cores\"", "measured.experiment",
+         "no experiment \"single-cores\" in data/figures.json; did you mean \"single-core\"?"},
+        {"data/figures.json", "data/none.json", "measured.data", "cannot read data/none.json"},
+        {"pairs[0]", "pairs[1]", "measured.figure", "\"pairs\" has 1 elements"},
+        {"pairs[0]", "pairs[x]", "measured.figure", "is not KEY or KEY[INDEX]"},
+        {"pairs[0]", "trios[0]", "measured.figure", "no \"trios\" in experiment single-core"},
+        {"pairs[0]", "alone[0]", "measured.figure", "has neither share_percent nor per_process"},
+        {"[\"a\", \"b\"]", "[\"a\"]", "measured.entries", "1 names for the 2 processes"},
+        {"[\"a\", \"b\"]", "[\"b\", \"a\"]", "measured.entries[0]",
+         "entry b has nice 5 but pairs[0] measured nice 0"},
+        {"[\"a\", \"b\"]", "[\"a\", \"bb\"]", "measured.entries[1]", "names no [[tasks]] entry"},
+        {"figure = \"pairs[0]\"\n", "", "measured.figure", "missing; measured.data needs it"},
+        {"data = \"data/figures.json\"\n", "", "measured.experiment", "needs measured.data"},
+        {"experiment", "share = { a = 0.5 }\nexperiment", "measured.data", "not both"},
+    };
+    for (const mistake& m : mistakes) {
+        std::string text = pair_figure;
+        const auto at = text.find(m.from);
+        REQUIRE(at != std::string::npos);
+        const scenario_error e = folder.error(text.replace(at, m.from.size(), m.to));
+        INFO(e.what());
+        CHECK(e.field() == m.field);
+        CHECK(contains(e.reason(), m.reason));
+    }
+}
+
 TEST_CASE("every bundled scenario parses and validates") {
 #ifdef LIBSCHED_SOURCE_DIR
     const std::filesystem::path examples = std::filesystem::path{LIBSCHED_SOURCE_DIR} / "examples";
@@ -386,8 +493,11 @@ TEST_CASE("every bundled scenario parses and validates") {
         scenario sc;
         REQUIRE_NOTHROW(sc = load_scenario(entry.path()));
         CHECK(validate(sc).empty());
-        if (entry.path().parent_path().filename() == "replays")
+        if (entry.path().parent_path().filename() == "replays") {
             CHECK_FALSE(sc.measured.share.empty());
+            CHECK(sc.measured.tolerance.share); // a replay states its tolerance
+            CHECK((sc.measured.ratio.empty() || sc.measured.tolerance.ratio));
+        }
     }
     CHECK(files >= 7);
 #else

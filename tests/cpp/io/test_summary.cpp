@@ -46,6 +46,16 @@ TEST_CASE("percentile is nearest-rank: an observed value at rank ceil(p/100 * n)
     CHECK(stats::median(hundred) == 50.5);
 }
 
+TEST_CASE("p99.9 takes the exact rank though 99.9 has no exact binary form") {
+    // 99.9 * 41000 / 100 comes out a hair above 40959 in floating point.
+    std::vector<std::int64_t> v;
+    for (std::int64_t i = 1; i <= 41'000; ++i)
+        v.push_back(i);
+    CHECK(stats::percentile(v, 99.9) == 40'959);
+    v.push_back(41'001); // 41001 values: rank ceil(40959.999) = 40960
+    CHECK(stats::percentile(v, 99.9) == 40'960);
+}
+
 TEST_CASE("empty samples and impossible percentiles are errors") {
     const std::vector<double> none;
     CHECK_THROWS_AS(stats::median(none), std::invalid_argument);
@@ -67,7 +77,9 @@ TEST_CASE("summarize gives every statistic at once") {
     CHECK(s.max == 200'000);
     CHECK(s.mean == Approx(100'500));
     CHECK(s.p50 == 100'000);
+    CHECK(s.p90 == 180'000);
     CHECK(s.p99 == 198'000);
+    CHECK(s.p99_9 == 200'000); // rank ceil(199.8) = 200
 
     const stats::sample_summary empty = stats::summarize(std::vector<double>{});
     CHECK(empty.count == 0);

@@ -2,6 +2,7 @@
 // the field spelled as in a scenario file, and warns where the kernel would clamp or ignore.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <functional>
 #include <libsched/scenario/validate.hpp>
 #include <string>
@@ -98,7 +99,7 @@ TEST_CASE("every error is found, in the order of the file's sections") {
         const std::string what = e.what();
         CHECK(std::count(what.begin(), what.end(), '\n') == 5);
         CHECK(what.rfind("machine.hz: 123 is not a CONFIG_HZ choice", 0) == 0);
-        CHECK(what.find("\nmeasured.share.x: \"x\" names no task group") != std::string::npos);
+        CHECK(what.find("\nmeasured.share.x: \"x\" names no [[tasks]] entry") != std::string::npos);
     }
 }
 
@@ -319,10 +320,10 @@ TEST_CASE("start, stagger, lifetime, exit and renice times") {
           }).empty());
 }
 
-TEST_CASE("reference and measured values name task groups") {
+TEST_CASE("reference and measured values name entries") {
     const auto ref = rejected([](scenario& s) { s.reference = "c"; });
     CHECK(ref.field == "reference");
-    CHECK(ref.reason.find("groups: a, b") != std::string::npos);
+    CHECK(ref.reason.find("entries: a, b") != std::string::npos);
     CHECK(rejected([](scenario& s) { s.measured.share["x"] = 0.5; }).field == "measured.share.x");
     CHECK(rejected([](scenario& s) { s.measured.ratio["x"] = 2; }).field == "measured.ratio.x");
     CHECK(rejected([](scenario& s) { s.measured.share["a"] = -0.1; }).field == "measured.share.a");
@@ -331,9 +332,14 @@ TEST_CASE("reference and measured values name task groups") {
               s.reference.clear();
               s.measured.ratio["a"] = 3;
           }).field == "measured.ratio");
+    CHECK(rejected([](scenario& s) { s.measured.tolerance.share = -0.01; }).field ==
+          "measured.tolerance.share");
+    CHECK(rejected([](scenario& s) { s.measured.tolerance.ratio = std::nan(""); }).field ==
+          "measured.tolerance.ratio");
     scenario sc = valid_scenario();
     sc.measured.share = {{"a", 0.75}, {"b", 0.25}};
     sc.measured.ratio = {{"a", 3.0}};
+    sc.measured.tolerance = {0.0, 0.03};
     CHECK(validate(sc).empty());
 }
 

@@ -299,7 +299,7 @@ void check_same(const repetition_result& x, const repetition_result& y) {
         const task_result& b = y.tasks[i];
         INFO(a.name);
         CHECK(a.name == b.name);
-        CHECK(a.group == b.group);
+        CHECK(a.entry == b.entry);
         CHECK(a.pid == b.pid);
         CHECK(a.cpu == b.cpu);
         CHECK(a.nice == b.nice);

@@ -1,7 +1,8 @@
 #pragma once
 // The libsched command line: run, replay, check, features, weights. run_cli() is the whole
 // program without argv[0]; tools/cli/main.cpp and the Python console script both call it.
-// Exit status: 0 success, 1 a scenario or file error, 2 a usage error.
+// Exit status: 0 success, 1 a scenario or file error or a replay outside its tolerance, 2 a
+// usage error.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
@@ -29,7 +30,7 @@ namespace libsched {
 namespace detail {
 
 inline constexpr int exit_ok = 0;
-inline constexpr int exit_failure = 1; // a scenario or file error
+inline constexpr int exit_failure = 1; // a scenario or file error, a replay's miss
 inline constexpr int exit_usage = 2;
 
 inline constexpr const char* default_replay_dir = "examples/replays";
@@ -99,8 +100,8 @@ struct run_command {
 inline trace_sink csv_trace(std::ostream& csv) {
     csv << "repetition,time_ns,cpu,event,pid,comm,prev_state,next_pid,next_comm\n";
     return [&csv](const trace_event& e) {
-        csv << e.repetition << ',' << e.time << ',' << e.cpu << ',' << trace_name(e.kind) << ',' << e.pid << ',' << e.comm
-            << ',';
+        csv << e.repetition << ',' << e.time << ',' << e.cpu << ',' << trace_name(e.kind) << ','
+            << e.pid << ',' << e.comm << ',';
         if (e.kind == trace_kind::sched_switch)
             csv << e.prev_state << ',' << e.next_pid << ',' << e.next_comm;
         else
@@ -191,6 +192,31 @@ inline std::vector<std::string> replay_files(const std::string& path, std::ostre
     return files;
 }
 
+using replay_comparisons = std::vector<std::pair<std::string, std::vector<stats::comparison>>>;
+
+// One line on err for each prediction that does not agree with its measurement, or that
+// cannot be judged; the number of them.
+inline int report_misses(const replay_comparisons& replays, std::ostream& err) {
+    int misses = 0;
+    for (const auto& [name, comparisons] : replays) {
+        for (const stats::comparison& c : comparisons) {
+            if (c.within.value_or(false))
+                continue;
+            ++misses;
+            const std::string quantity{stats::quantity_name(c.quantity)};
+            err << "libsched: " << name << ": " << quantity << " " << c.entry << ": ";
+            if (!c.tolerance)
+                err << "no tolerance stated (measured.tolerance." << quantity << ")\n";
+            else if (!c.within)
+                err << "the run gave no prediction\n";
+            else
+                err << "error " << fixed(*c.error, 2, true) << " " << stats::error_unit(c.quantity)
+                    << " is outside the tolerance of " << tolerance_text(c) << "\n";
+        }
+    }
+    return misses;
+}
+
 inline int cmd_replay(std::vector<std::string> paths, std::ostream& out, std::ostream& err) {
     if (paths.empty())
         paths.push_back(default_replay_dir);
@@ -202,7 +228,7 @@ inline int cmd_replay(std::vector<std::string> paths, std::ostream& out, std::os
             status = exit_failure;
         files.insert(files.end(), found.begin(), found.end());
     }
-    std::vector<std::pair<std::string, std::vector<stats::comparison>>> summary;
+    replay_comparisons summary;
     for (const std::string& path : files) {
         const auto sc = load_reporting(path, err);
         if (!sc) {
@@ -219,12 +245,17 @@ inline int cmd_replay(std::vector<std::string> paths, std::ostream& out, std::os
         if (!summary.empty())
             out << '\n';
         print_report(out, *result, *sc);
-        summary.emplace_back(
-            sc->name, stats::compare_measured(stats::summarize_groups(*result, *sc), sc->measured));
+        summary.emplace_back(sc->name, stats::compare_measured(
+                                           stats::summarize_entries(*result, *sc), sc->measured));
     }
     if (!summary.empty()) {
         out << "\nreplay summary (error: share in percentage points, ratio in percent)\n";
         print_replay_summary(out, summary);
+    }
+    if (const int misses = report_misses(summary, err); misses > 0) {
+        err << "libsched: replay: " << misses << (misses == 1 ? " prediction" : " predictions")
+            << " not within the measurement's tolerance\n";
+        status = exit_failure;
     }
     return status;
 }

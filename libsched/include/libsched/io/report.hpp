@@ -1,13 +1,13 @@
 #pragma once
-// The human-readable report of a run: one header line, then a table per task group (and per
-// task when groups have several members and the run is small), medians over repetitions,
+// The human-readable report of a run: one header line, then a table row per entry (and per
+// task when entries have several members and the run is small), medians over repetitions,
 // with measured values and the error beside the prediction when the scenario has them.
 #include <libsched/io/detail/text_table.hpp>
 #include <libsched/scenario/duration_text.hpp>
 #include <libsched/scenario/result.hpp>
 #include <libsched/scenario/scenario.hpp>
 #include <libsched/stats/comparison.hpp>
-#include <libsched/stats/group_summary.hpp>
+#include <libsched/stats/entry_summary.hpp>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -16,7 +16,7 @@
 namespace libsched {
 namespace detail {
 
-// Task rows are listed under their group when some group has several members and there are
+// Task rows are listed under their entry when some entry has several members and there are
 // at most this many tasks in all.
 inline constexpr int max_tasks_listed = 16;
 
@@ -37,32 +37,49 @@ inline std::string latency_us(const stats::sample_summary& s, double ns) {
     return s.count == 0 ? "-" : fixed(ns / 1000, 1);
 }
 
+// A tolerance as the replay summary prints it: "+-0.50 pp", "+-3.0 %".
+inline std::string tolerance_text(const stats::comparison& c) {
+    if (!c.tolerance)
+        return "-";
+    const bool share = c.quantity == stats::measured_quantity::share;
+    return "+-" + fixed(*c.tolerance * 100, share ? 2 : 1) + " " +
+           std::string{stats::error_unit(c.quantity)};
+}
+
+inline std::string verdict_text(const stats::comparison& c) {
+    if (!c.tolerance)
+        return "no tolerance";
+    if (!c.within)
+        return "no prediction";
+    return *c.within ? "within" : "OUTSIDE";
+}
+
 } // namespace detail
 
 inline void print_report(std::ostream& out, const run_result& result, const scenario& sc) {
     using detail::align;
     using detail::fixed;
     out << detail::report_header(sc, result.repetitions.size()) << '\n';
-    const std::vector<stats::row_summary> groups = stats::summarize_groups(result, sc);
-    if (groups.empty()) {
+    const std::vector<stats::row_summary> entries = stats::summarize_entries(result, sc);
+    if (entries.empty()) {
         out << "(no repetition ran)\n";
         return;
     }
 
     int total_tasks = 0;
-    bool grouped = false, wakeups = false, system_time = false;
-    for (const auto& g : groups) {
-        total_tasks += g.tasks;
-        grouped = grouped || g.tasks > 1;
-        wakeups = wakeups || g.wakeup_latency.count > 0;
-        system_time = system_time || g.ru_stime_ms > 0 || g.stime_jiffies > 0;
+    bool several = false, wakeups = false, system_time = false;
+    for (const auto& e : entries) {
+        total_tasks += e.tasks;
+        several = several || e.tasks > 1;
+        wakeups = wakeups || e.wakeup_latency.count > 0;
+        system_time = system_time || e.ru_stime_ms > 0 || e.stime_jiffies > 0;
     }
     const bool with_ratio = !sc.reference.empty();
     const bool with_share = !sc.measured.share.empty();
     const bool with_measured_ratio = !sc.measured.ratio.empty();
 
     std::vector<detail::column> columns = {
-        {"group", align::left}, {"nice"}, {"tasks"}, {"share %"}};
+        {"entry", align::left}, {"nice"}, {"tasks"}, {"share %"}};
     if (with_ratio)
         columns.push_back({"ratio to " + sc.reference});
     columns.insert(columns.end(), {{"jiffies (window)"}, {"utime ms (rusage)"}});
@@ -77,12 +94,12 @@ inline void print_report(std::ostream& out, const run_result& result, const scen
         columns.insert(columns.end(), {{"measured ratio"}, {"error %"}});
     detail::text_table table(std::move(columns));
 
-    const auto comparisons = stats::compare_measured(groups, sc.measured);
-    const auto measured_cells = [&](const std::string& group, stats::measured_quantity q,
+    const auto comparisons = stats::compare_measured(entries, sc.measured);
+    const auto measured_cells = [&](const std::string& entry, stats::measured_quantity q,
                                     std::vector<std::string>& cells) {
         const bool share = q == stats::measured_quantity::share;
         for (const auto& c : comparisons) {
-            if (c.group != group || c.quantity != q)
+            if (c.entry != entry || c.quantity != q)
                 continue;
             cells.push_back(fixed(share ? c.measured * 100 : c.measured, share ? 2 : 3));
             cells.push_back(fixed(c.error, share ? 2 : 1, true));
@@ -91,7 +108,7 @@ inline void print_report(std::ostream& out, const run_result& result, const scen
         cells.insert(cells.end(), {"", ""});
     };
     const auto add_row = [&](const stats::row_summary& row, const std::string& label,
-                             bool group_row) {
+                             bool entry_row) {
         std::vector<std::string> cells = {label, std::to_string(row.nice),
                                           std::to_string(row.tasks), fixed(row.share * 100, 2)};
         if (with_ratio)
@@ -104,30 +121,31 @@ inline void print_report(std::ostream& out, const run_result& result, const scen
             cells.insert(cells.end(),
                          {detail::latency_us(row.wakeup_latency, row.wakeup_latency.p50),
                           detail::latency_us(row.wakeup_latency, row.wakeup_latency.max)});
-        if (group_row && with_share)
-            measured_cells(row.group, stats::measured_quantity::share, cells);
+        if (entry_row && with_share)
+            measured_cells(row.entry, stats::measured_quantity::share, cells);
         else if (with_share)
             cells.insert(cells.end(), {"", ""});
-        if (group_row && with_measured_ratio)
-            measured_cells(row.group, stats::measured_quantity::ratio, cells);
+        if (entry_row && with_measured_ratio)
+            measured_cells(row.entry, stats::measured_quantity::ratio, cells);
         table.add_row(std::move(cells));
     };
 
-    const bool list_tasks = grouped && total_tasks <= detail::max_tasks_listed;
+    const bool list_tasks = several && total_tasks <= detail::max_tasks_listed;
     const auto tasks =
         list_tasks ? stats::summarize_tasks(result, sc) : std::vector<stats::row_summary>{};
-    for (const auto& g : groups) {
-        add_row(g, g.name, true);
-        if (g.tasks < 2)
+    for (const auto& e : entries) {
+        add_row(e, e.name, true);
+        if (e.tasks < 2)
             continue;
         for (const auto& t : tasks)
-            if (t.group == g.group)
+            if (t.entry == e.entry)
                 add_row(t, "  " + t.name, false);
     }
     table.print(out);
 }
 
-// The closing table of a replay run: every measured quantity of every replay.
+// The closing table of a replay run: every measured quantity of every replay, with the
+// tolerance the measurement states and whether the prediction lies within it.
 inline void print_replay_summary(
     std::ostream& out,
     const std::vector<std::pair<std::string, std::vector<stats::comparison>>>& replays) {
@@ -137,7 +155,9 @@ inline void print_replay_summary(
                               {"quantity", align::left},
                               {"predicted"},
                               {"measured"},
-                              {"error"}});
+                              {"error"},
+                              {"tolerance"},
+                              {"verdict", align::left}});
     for (const auto& [name, comparisons] : replays) {
         for (const auto& c : comparisons) {
             const bool share = c.quantity == stats::measured_quantity::share;
@@ -146,11 +166,12 @@ inline void print_replay_summary(
             const std::string unit = share ? " %" : "";
             const std::optional<double> predicted =
                 c.predicted ? std::optional{*c.predicted * scale} : std::nullopt;
-            table.add_row({name, std::string{stats::quantity_name(c.quantity)} + " " + c.group,
+            table.add_row({name, std::string{stats::quantity_name(c.quantity)} + " " + c.entry,
                            fixed(predicted, decimals) + (predicted ? unit : ""),
                            fixed(c.measured * scale, decimals) + unit,
                            fixed(c.error, share ? 2 : 1, true) +
-                               (c.error ? " " + std::string{stats::error_unit(c.quantity)} : "")});
+                               (c.error ? " " + std::string{stats::error_unit(c.quantity)} : ""),
+                           detail::tolerance_text(c), detail::verdict_text(c)});
         }
     }
     table.print(out);

@@ -1,40 +1,91 @@
 #pragma once
-// A run as JSON (docs/output-format.md): the scenario's machine and window, every
-// repetition's per-task and per-CPU results, the per-group summary and, for replays, the
-// measured values with the prediction's error. Times are integer nanoseconds unless a key
-// names another unit.
+// A run as JSON (docs/output-format.md): where the numbers come from, the scenario's window,
+// every repetition's per-task and per-CPU results, the per-entry summary and, for replays,
+// the measured values with the prediction's error. What a real machine shows too is at the
+// top of each object, the model's internals under "model". Times are integer nanoseconds
+// unless a key names another unit.
+#include <libsched/scenario/provenance.hpp>
 #include <libsched/scenario/result.hpp>
 #include <libsched/scenario/scenario.hpp>
+#include <libsched/sched/features.hpp>
 #include <libsched/stats/comparison.hpp>
-#include <libsched/stats/group_summary.hpp>
+#include <libsched/stats/entry_summary.hpp>
 #include <libsched/stats/summary.hpp>
-#include <libsched/version.hpp>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <string>
 
 namespace libsched {
 namespace detail {
 
-inline nlohmann::json optional_json(const std::optional<double>& v) {
+template <class T> nlohmann::json optional_json(const std::optional<T>& v) {
     return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
 
-// count, mean, p50, p99, max in ns; the statistics are null without any sample.
+// count, mean, nearest-rank percentiles and max in ns; the statistics are null without any
+// sample.
 inline nlohmann::json latency_json(const stats::sample_summary& s) {
     const auto value = [&](double v) {
         return s.count == 0 ? nlohmann::json(nullptr) : nlohmann::json(v);
     };
-    return {{"count", s.count},
-            {"mean", value(s.mean)},
-            {"p50", value(s.p50)},
-            {"p99", value(s.p99)},
-            {"max", value(s.max)}};
+    return {
+        {"count", s.count},    {"mean", value(s.mean)}, {"p50", value(s.p50)},
+        {"p90", value(s.p90)}, {"p99", value(s.p99)},   {"p99_9", value(s.p99_9)},
+        {"max", value(s.max)},
+    };
+}
+
+// The tunables the release's fair class reads, named as in debugfs.
+inline nlohmann::json tunables_json(const sched_tunables& t, kernel_version v) {
+    const char* const scaling[] = {"none", "log", "linear"};
+    nlohmann::json j = {{"scaling", scaling[static_cast<int>(t.scaling)]},
+                        {"factor", t.factor},
+                        {"tick_nsec", t.tick_nsec}};
+    if (v.is_eevdf()) {
+        j["base_slice_ns"] = t.base_slice;
+        return j;
+    }
+    j["latency_ns"] = t.latency;
+    j["min_granularity_ns"] = t.min_granularity;
+    j["wakeup_granularity_ns"] = t.wakeup_granularity;
+    j["sched_nr_latency"] = t.nr_latency;
+    if (feature_exists(feature::base_slice, v)) // read under BASE_SLICE (cfs::sched_slice)
+        j["idle_min_granularity_ns"] = t.idle_min_granularity;
+    return j;
+}
+
+inline nlohmann::json provenance_json(const provenance& p) {
+    nlohmann::json j = {
+        {"source", p.source == result_source::simulated ? "simulated" : "measured"},
+        {"producer", p.producer},
+        {"producer_version", p.producer_version},
+        {"kernel", p.kernel.str()},
+        {"scheduler", p.kernel.is_eevdf() ? "eevdf" : "cfs"},
+        {"hz", p.hz},
+        {"cpus", p.cpus},
+        {"online_cpus", p.online_cpus},
+        {"tunables", tunables_json(p.tunables, p.kernel)},
+        {"features", p.features},
+        {"irq_time_accounting", p.irq_time_accounting},
+        {"nohz_idle", p.nohz_idle},
+        {"host_name", optional_json(p.host_name)},
+        {"host_release", optional_json(p.host_release)},
+        {"model", nullptr},
+    };
+    if (const auto& m = p.model)
+        j["model"] = {
+            {"calc_delta", m->delta_mode == calc_delta_mode::exact_division ? "exact" : "inverse"},
+            {"resched_latency", m->resched_latency_ns},
+            {"tick_irq", m->tick_irq_ns},
+            {"seed", m->seed},
+        };
+    return j;
 }
 
 inline nlohmann::json task_json(const task_result& t) {
     return {
         {"name", t.name},
-        {"group", t.group},
+        {"entry", t.entry},
         {"pid", t.pid},
         {"cpu", t.cpu},
         {"nice", t.nice},
@@ -51,17 +102,17 @@ inline nlohmann::json task_json(const task_result& t) {
         {"stat_stime", t.stat_stime_end - t.stat_stime_start},
         {"ru_utime_us", t.ru_utime_us},
         {"ru_stime_us", t.ru_stime_us},
-        {"utime_ticks", t.utime_ticks},
-        {"stime_ticks", t.stime_ticks},
         {"nvcsw", t.nvcsw},
         {"nivcsw", t.nivcsw},
         {"window_nvcsw", t.window_nvcsw},
         {"window_nivcsw", t.window_nivcsw},
         {"nr_migrations", t.nr_migrations},
+        {"window_nr_migrations", t.window_nr_migrations},
         {"wakeup_latency", latency_json(stats::summarize(t.wakeup_latency))},
         {"lateness", latency_json(stats::summarize(t.lateness))},
         {"started", t.started},
         {"exited", t.exited < 0 ? nlohmann::json(nullptr) : nlohmann::json(t.exited)},
+        {"model", {{"utime_ticks", t.utime_ticks}, {"stime_ticks", t.stime_ticks}}},
     };
 }
 
@@ -71,8 +122,8 @@ inline nlohmann::json cpu_json(const cpu_result& c) {
             {"idle", c.idle},
             {"window_busy", c.window_busy},
             {"window_idle", c.window_idle},
-            {"irq", c.irq},
-            {"nr_switches", c.nr_switches}};
+            {"nr_switches", c.nr_switches},
+            {"model", {{"irq", c.irq}}}};
 }
 
 inline nlohmann::json repetition_json(const repetition_result& rep) {
@@ -82,11 +133,12 @@ inline nlohmann::json repetition_json(const repetition_result& rep) {
     nlohmann::json cpus = nlohmann::json::array();
     for (const cpu_result& c : rep.cpus)
         cpus.push_back(cpu_json(c));
-    return {{"seed", rep.seed}, {"events", rep.events}, {"tasks", tasks}, {"cpus", cpus}};
+    return {
+        {"tasks", tasks}, {"cpus", cpus}, {"model", {{"seed", rep.seed}, {"events", rep.events}}}};
 }
 
 inline nlohmann::json row_json(const stats::row_summary& row) {
-    return {{"group", row.group},
+    return {{"entry", row.entry},
             {"nice", row.nice},
             {"tasks", row.tasks},
             {"share", row.share},
@@ -109,21 +161,15 @@ inline nlohmann::json to_json(const run_result& result, const scenario& sc) {
     for (const repetition_result& rep : result.repetitions)
         reps.push_back(detail::repetition_json(rep));
 
-    const std::vector<stats::row_summary> groups = stats::summarize_groups(result, sc);
+    const std::vector<stats::row_summary> entries = stats::summarize_entries(result, sc);
     nlohmann::json summary = nlohmann::json::array();
-    for (const stats::row_summary& row : groups)
+    for (const stats::row_summary& row : entries)
         summary.push_back(detail::row_json(row));
 
     nlohmann::json j = {
-        {"libsched_version", LIBSCHED_VERSION_STRING},
+        {"provenance", detail::provenance_json(result.provenance)},
         {"scenario", sc.name},
         {"description", sc.description},
-        {"machine",
-         {{"cpus", sc.machine.cpus},
-          {"online_cpus", sc.machine.online_cpus == 0 ? sc.machine.cpus : sc.machine.online_cpus},
-          {"hz", sc.machine.hz},
-          {"kernel", sc.machine.kernel.str()},
-          {"model", sc.machine.kernel.is_eevdf() ? "eevdf" : "cfs"}}},
         {"window", {{"start", sc.window_start}, {"end", sc.window_stop()}}},
         {"reference",
          sc.reference.empty() ? nlohmann::json(nullptr) : nlohmann::json(sc.reference)},
@@ -134,13 +180,24 @@ inline nlohmann::json to_json(const run_result& result, const scenario& sc) {
     const measured_spec& m = sc.measured;
     if (m.share.empty() && m.ratio.empty())
         return j;
-    j["measured"] = {{"source", m.source}, {"share", m.share}, {"ratio", m.ratio}};
-    nlohmann::json error = {{"share", nlohmann::json::object()},
-                            {"ratio", nlohmann::json::object()}};
-    for (const stats::comparison& c : stats::compare_measured(groups, m))
-        error[std::string{stats::quantity_name(c.quantity)}][c.group] =
-            detail::optional_json(c.error);
+    j["measured"] = {
+        {"source", m.source},
+        {"share", m.share},
+        {"ratio", m.ratio},
+        {"tolerance",
+         {{"share", detail::optional_json(m.tolerance.share)},
+          {"ratio", detail::optional_json(m.tolerance.ratio)}}},
+    };
+    const nlohmann::json by_quantity = {{"share", nlohmann::json::object()},
+                                        {"ratio", nlohmann::json::object()}};
+    nlohmann::json error = by_quantity, within = by_quantity;
+    for (const stats::comparison& c : stats::compare_measured(entries, m)) {
+        const std::string q{stats::quantity_name(c.quantity)};
+        error[q][c.entry] = detail::optional_json(c.error);
+        within[q][c.entry] = detail::optional_json(c.within);
+    }
     j["error"] = error;
+    j["within_tolerance"] = within;
     return j;
 }
 

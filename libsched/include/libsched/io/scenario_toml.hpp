@@ -3,8 +3,10 @@
 // text, load_scenario() a file; both validate() the result. Errors are scenario_error naming
 // the file, the field as written ("tasks[1].nice") and, where known, its line. An unknown
 // key is an error, so a typo is never silently ignored.
+#include <array>
 #include <filesystem>
 #include <fstream>
+#include <libsched/io/detail/measured_data.hpp>
 #include <libsched/io/detail/toml_reader.hpp>
 #include <libsched/scenario/scenario.hpp>
 #include <libsched/scenario/scenario_error.hpp>
@@ -14,6 +16,7 @@
 #include <string_view>
 #include <system_error>
 #include <toml++/toml.h>
+#include <utility>
 
 namespace libsched {
 namespace detail {
@@ -215,26 +218,60 @@ inline void read_window(const toml::node& n, scenario& sc, read_log& log) {
     t.reject_unknown();
 }
 
-inline std::map<std::string, double> read_group_values(const toml::node& n,
+inline std::map<std::string, double> read_entry_values(const toml::node& n,
                                                        const std::string& field, read_log& log) {
     std::map<std::string, double> values;
-    for (const auto& entry : read_table(n, field)) {
-        const std::string group{entry.first.str()};
-        log.note(field + "." + group, entry.first.source());
-        log.attempt([&] { values[group] = read_number(entry.second, field + "." + group); });
+    for (const auto& [key, value] : read_table(n, field)) {
+        const std::string entry{key.str()};
+        log.note(field + "." + entry, key.source());
+        log.attempt([&] { values[entry] = read_number(value, field + "." + entry); });
     }
     return values;
 }
 
-inline measured_spec read_measured(const toml::node& n, const std::string& field, read_log& log) {
+// sc is the scenario read so far (its entries and reference); base the scenario file's folder.
+inline measured_spec read_measured(const toml::node& n, const std::string& field, read_log& log,
+                                   const scenario& sc, const std::filesystem::path& base) {
     table_reader t(read_table(n, field), field, log);
     measured_spec m;
-    const auto group_values = [&log](const toml::node& v, const std::string& f) {
-        return read_group_values(v, f, log);
-    };
     t.take_into("source", m.source, read_string);
-    t.take_into("share", m.share, group_values);
-    t.take_into("ratio", m.ratio, group_values);
+    const auto entry_values = [&log](const toml::node& v, const std::string& f) {
+        return read_entry_values(v, f, log);
+    };
+    t.take_into("share", m.share, entry_values);
+    t.take_into("ratio", m.ratio, entry_values);
+    // A figure of a data file instead of share and ratio: all four keys or none.
+    const toml::node* data = t.take("data");
+    const std::array<std::pair<const char*, const toml::node*>, 3> of_data = {
+        {{"experiment", t.take("experiment")},
+         {"figure", t.take("figure")},
+         {"entries", t.take("entries")}}};
+    for (const auto& [key, node] : of_data) {
+        if (data != nullptr && node == nullptr)
+            throw scenario_error(t.field(key), "missing; measured.data needs it");
+        if (data == nullptr && node != nullptr)
+            throw scenario_error(t.field(key), "needs measured.data, the file it refers to");
+    }
+    if (data != nullptr) {
+        if (!m.share.empty() || !m.ratio.empty())
+            throw scenario_error(t.field("data"), "the figures come either from a data file or "
+                                                  "from share and ratio, not both");
+        measured_data_ref ref;
+        ref.data = read_string(*data, t.field("data"));
+        ref.experiment = read_string(*of_data[0].second, t.field("experiment"));
+        ref.figure = read_string(*of_data[1].second, t.field("figure"));
+        for_each_element(*of_data[2].second, t.field("entries"), log,
+                         [&](const toml::node& e, const std::string& f) {
+                             ref.entries.push_back(read_string(e, f));
+                         });
+        read_measured_data(m, ref, sc, base);
+    }
+    if (const toml::node* tol = t.take("tolerance")) {
+        table_reader tt(read_table(*tol, t.field("tolerance")), t.field("tolerance"), log);
+        tt.take_into("share", m.tolerance.share, read_number);
+        tt.take_into("ratio", m.tolerance.ratio, read_number);
+        tt.reject_unknown();
+    }
     t.reject_unknown();
     return m;
 }
@@ -246,7 +283,9 @@ inline std::uint64_t read_seed(const toml::node& n, const std::string& field) {
     return static_cast<std::uint64_t>(seed);
 }
 
-inline scenario read_scenario(const toml::table& root, std::string default_name, read_log& log) {
+// base: the scenario file's folder, where [measured] data files are looked for.
+inline scenario read_scenario(const toml::table& root, std::string default_name, read_log& log,
+                              const std::filesystem::path& base) {
     table_reader t(root, "", log);
     scenario sc;
     sc.name = std::move(default_name);
@@ -269,8 +308,8 @@ inline scenario read_scenario(const toml::table& root, std::string default_name,
                 sc.tasks.push_back(read_task(e, f, log));
             });
         });
-    t.take_into("measured", sc.measured, [&log](const toml::node& m, const std::string& f) {
-        return read_measured(m, f, log);
+    t.take_into("measured", sc.measured, [&](const toml::node& m, const std::string& f) {
+        return read_measured(m, f, log, sc, base);
     });
     t.reject_unknown();
     return sc;
@@ -279,8 +318,9 @@ inline scenario read_scenario(const toml::table& root, std::string default_name,
 } // namespace detail
 
 // origin names the text in errors (a file name); its stem is the scenario's name unless the
-// text sets one. Every error in the text comes out in one scenario_error (a syntax error
-// stops the reading, so it comes alone).
+// text sets one, and its folder is where [measured] data files are looked for. Every error
+// in the text comes out in one scenario_error (a syntax error stops the reading, so it
+// comes alone).
 inline scenario parse_scenario(std::string_view toml_text, const std::string& origin) {
     toml::table root;
     try {
@@ -294,7 +334,8 @@ inline scenario parse_scenario(std::string_view toml_text, const std::string& or
     }
     std::string name = std::filesystem::path(origin).stem().string();
     detail::read_log log;
-    scenario sc = detail::read_scenario(root, name.empty() ? "scenario" : name, log);
+    scenario sc = detail::read_scenario(root, name.empty() ? "scenario" : name, log,
+                                        std::filesystem::path(origin).parent_path());
     // Values are checked once all of them could be read: one that could not stands at its
     // default, and checks against it would report mistakes the file does not make.
     std::vector<scenario_error::entry> errors = log.errors();

@@ -93,6 +93,7 @@ public:
         tr.window_nvcsw = rc.at_end.nvcsw - rc.at_start.nvcsw;
         tr.window_nivcsw = rc.at_end.nivcsw - rc.at_start.nivcsw;
         tr.nr_migrations = t.se.nr_migrations;
+        tr.window_nr_migrations = rc.at_end.nr_migrations - rc.at_start.nr_migrations;
         tr.wakeup_latency = rc.latencies;
         tr.lateness = rc.lateness;
         tr.exited = rc.exited;
@@ -117,6 +118,7 @@ private:
         duration runtime = 0;
         std::int64_t stat_utime = 0, stat_stime = 0;
         std::uint64_t nvcsw = 0, nivcsw = 0;
+        std::uint64_t nr_migrations = 0;
     };
     struct record {
         sim_time wake_time = -1; // pending wakeup-latency measurement
@@ -158,6 +160,7 @@ private:
                 t.state == task_state::dead ? t.se.sum_exec_runtime : core_.task_sched_runtime(t);
             s.nvcsw = t.nvcsw;
             s.nivcsw = t.nivcsw;
+            s.nr_migrations = t.se.nr_migrations;
         }
         for (std::size_t c = 0; c < cpus_.size(); ++c) {
             const duration b = core_.cpu_busy(static_cast<int>(c));

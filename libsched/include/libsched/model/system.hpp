@@ -84,7 +84,7 @@ public:
             task& t = *tasks_[i];
             task_result tr = observer_.task_figures(t);
             tr.name = t.comm;
-            tr.group = entries_[i];
+            tr.entry = entries_[i];
             tr.nice_clamped = workload_.nice_clamped(t);
             tr.started = workload_.start_of(t);
             out.tasks.push_back(std::move(tr));

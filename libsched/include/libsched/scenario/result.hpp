@@ -1,7 +1,10 @@
 #pragma once
-// Results of running a scenario: per repetition, per task and per CPU. Every number is
-// produced by the model; nothing here is filled from a measurement.
+// Results of a scenario: per repetition, per task and per CPU, with the provenance of the
+// numbers. Each struct lists first what user space can read on a real machine too
+// (/proc/PID/stat, /proc/PID/sched and schedstat, getrusage, /proc/stat), then the model's
+// internals, which only a simulation has; the JSON document keeps the latter under "model".
 #include <cstdint>
+#include <libsched/scenario/provenance.hpp>
 #include <libsched/sched/types.hpp>
 #include <string>
 #include <vector>
@@ -10,7 +13,7 @@ namespace libsched {
 
 struct task_result {
     std::string name;  // instance name
-    std::string group; // task_spec name
+    std::string entry; // task_spec name: the scenario's [[tasks]] entry
     int pid = 0;
     int cpu = 0;  // CPU at the end of the run
     int nice = 0; // effective nice at the end (after clamping and renice)
@@ -27,17 +30,15 @@ struct task_result {
     // getrusage(RUSAGE_SELF) as the process reads it at exit (or at the end of the run).
     std::int64_t ru_utime_us = 0;
     std::int64_t ru_stime_us = 0;
-    // Tick samples (p->utime / p->stime in ticks).
-    std::int64_t utime_ticks = 0;
-    std::int64_t stime_ticks = 0;
 
     std::uint64_t nvcsw = 0;  // voluntary context switches, whole run
     std::uint64_t nivcsw = 0; // involuntary
     std::uint64_t window_nvcsw = 0;
     std::uint64_t window_nivcsw = 0;
-    std::uint64_t nr_migrations = 0;
+    std::uint64_t nr_migrations = 0; // se.nr_migrations, whole run
+    std::uint64_t window_nr_migrations = 0;
 
-    // Wakeup latency: wake (enqueue) -> first run, one entry per wakeup in the window, ns.
+    // Wakeup latency: wake (enqueue) -> first run, ns, one entry per wakeup inside the window.
     std::vector<duration> wakeup_latency;
     // Lateness of a task on an absolute timer: first run after a wakeup minus the time it
     // was due, one entry per wakeup in the window, ns (cyclictest's latency).
@@ -45,18 +46,24 @@ struct task_result {
 
     sim_time started = 0;
     sim_time exited = -1; // -1: still alive at the end
+
+    // Model internals: the tick samples (p->utime / p->stime in ticks), which user space
+    // only sees blended with the precise clock by cputime_adjust.
+    std::int64_t utime_ticks = 0;
+    std::int64_t stime_ticks = 0;
 };
 
 struct cpu_result {
     int cpu = 0;
     duration busy = 0, idle = 0;               // whole run
     duration window_busy = 0, window_idle = 0; // inside the window
-    duration irq = 0; // interrupt time left out of the tasks' runtime (IRQ time accounting)
     std::uint64_t nr_switches = 0;
+    // Model internal: interrupt time left out of the tasks' runtime (IRQ time accounting).
+    duration irq = 0;
 };
 
 struct repetition_result {
-    std::uint64_t seed = 0;
+    std::uint64_t seed = 0; // model internal, like events: a real run has no seed
     std::vector<task_result> tasks;
     std::vector<cpu_result> cpus;
     std::uint64_t events = 0; // engine events processed
@@ -65,6 +72,7 @@ struct repetition_result {
 struct run_result {
     std::string scenario;
     sim_time window_start = 0, window_end = 0;
+    libsched::provenance provenance; // where the numbers come from
     std::vector<repetition_result> repetitions;
 };
 

@@ -43,7 +43,7 @@ struct renice_spec {
 };
 
 struct task_spec {
-    std::string name; // group name; instances are name, or name.0 .. name.{count-1}
+    std::string name; // entry name; instances are name, or name.0 .. name.{count-1}
     int count = 1;
     int nice = 0; // as requested; the model clamps to [-20, 19] like setpriority()
     sched_policy policy = sched_policy::normal;
@@ -89,11 +89,19 @@ struct machine_spec {
     bool nohz_idle = true;
 };
 
+// How far a prediction may lie from a measurement and still agree with it: the precision
+// of the measurement itself (a figure rounded to whole percent is known to +-0.5 points).
+struct tolerance_spec {
+    std::optional<double> share; // absolute, in shares of one CPU: 0.005 = +-0.5 points
+    std::optional<double> ratio; // relative: 0.03 = +-3% of the measured ratio
+};
+
 // Reference values a replay compares with (from a measurement write-up).
 struct measured_spec {
     std::string source;                  // where the numbers come from
-    std::map<std::string, double> share; // task group -> share of one CPU in the window
-    std::map<std::string, double> ratio; // task group -> ratio to the reference group
+    std::map<std::string, double> share; // entry -> share of one CPU in the window
+    std::map<std::string, double> ratio; // entry -> ratio to the reference entry
+    tolerance_spec tolerance;
 };
 
 struct scenario {
@@ -106,7 +114,7 @@ struct scenario {
     std::optional<sim_time> window_end;  // unset = length
     int repetitions = 1;
     std::uint64_t seed = 1; // repetition r uses seed + r
-    std::string reference;  // task group for the ratio column
+    std::string reference;  // entry for the ratio column
     measured_spec measured;
 
     sim_time window_stop() const { return window_end.value_or(length); }

@@ -360,7 +360,7 @@ inline void check_tasks(const scenario& sc, const valid_bases& b, validation& v)
         const std::string& name = sc.tasks[i].name;
         const std::string field = "tasks[" + std::to_string(i) + "].name";
         if (name.empty())
-            reject(v, field, "missing or empty; every task group needs a name");
+            reject(v, field, "missing or empty; every [[tasks]] entry needs a name");
         else if (name.find('.') != std::string::npos)
             reject(v, field,
                    "\"" + name + "\" contains '.', which instance names use (" + name + ".0, " +
@@ -374,36 +374,41 @@ inline void check_tasks(const scenario& sc, const valid_bases& b, validation& v)
 }
 
 inline void check_measured(const scenario& sc, const valid_bases& b, validation& v) {
-    std::vector<std::string_view> groups;
+    std::vector<std::string_view> entries;
     std::string listed;
     for (const auto& t : sc.tasks) {
-        groups.push_back(t.name);
+        entries.push_back(t.name);
         listed += (listed.empty() ? "" : ", ") + t.name;
     }
-    const auto check_group = [&](const std::string& field, const std::string& group) {
-        if (std::find(groups.begin(), groups.end(), group) == groups.end())
+    const auto check_entry = [&](const std::string& field, const std::string& entry) {
+        if (std::find(entries.begin(), entries.end(), entry) == entries.end())
             reject(v, field,
-                   "\"" + group + "\" names no task group" + did_you_mean(group, groups) +
-                       " (groups: " + listed + ")");
+                   "\"" + entry + "\" names no [[tasks]] entry" + did_you_mean(entry, entries) +
+                       " (entries: " + listed + ")");
     };
     if (!sc.reference.empty())
-        check_group("reference", sc.reference);
-    for (const auto& [group, share] : sc.measured.share) {
-        const std::string field = "measured.share." + group;
-        check_group(field, group);
+        check_entry("reference", sc.reference);
+    for (const auto& [entry, share] : sc.measured.share) {
+        const std::string field = "measured.share." + entry;
+        check_entry(field, entry);
         if (!std::isfinite(share) || share < 0 || (b.cpus && share > sc.machine.cpus))
             reject(v, field,
                    number_text(share) + " is not a share of the CPU time (0 to " +
                        std::to_string(sc.machine.cpus) + ")");
     }
     if (!sc.measured.ratio.empty() && sc.reference.empty())
-        reject(v, "measured.ratio", "ratios need a reference task group; set reference");
-    for (const auto& [group, ratio] : sc.measured.ratio) {
-        const std::string field = "measured.ratio." + group;
-        check_group(field, group);
+        reject(v, "measured.ratio", "ratios need a reference entry; set reference");
+    for (const auto& [entry, ratio] : sc.measured.ratio) {
+        const std::string field = "measured.ratio." + entry;
+        check_entry(field, entry);
         if (!std::isfinite(ratio) || ratio <= 0)
             reject(v, field, number_text(ratio) + " is not a positive ratio");
     }
+    const tolerance_spec& tol = sc.measured.tolerance;
+    for (const auto& [field, value] : {std::pair{"measured.tolerance.share", tol.share},
+                                       std::pair{"measured.tolerance.ratio", tol.ratio}})
+        if (value && !(std::isfinite(*value) && *value >= 0))
+            reject(v, field, number_text(*value) + " is not a tolerance (a number from 0 up)");
 }
 
 } // namespace detail

@@ -1,10 +1,12 @@
 #pragma once
 // Prediction against measurement: a replay's measured shares and ratios beside the
 // simulated ones, with the error in the unit that suits each (percentage points for a
-// share, percent of the measurement for a ratio).
+// share, percent of the measurement for a ratio) and whether it lies within the tolerance
+// the measurement states.
 #include <algorithm>
+#include <cmath>
 #include <libsched/scenario/scenario.hpp>
-#include <libsched/stats/group_summary.hpp>
+#include <libsched/stats/entry_summary.hpp>
 #include <map>
 #include <optional>
 #include <string>
@@ -25,38 +27,48 @@ inline constexpr std::string_view error_unit(measured_quantity q) {
 }
 
 struct comparison {
-    std::string group;
+    std::string entry;
     measured_quantity quantity = measured_quantity::share;
     std::optional<double> predicted; // nullopt: the run gave no value (no repetition, no
-                                     // time for the reference group)
+                                     // time for the reference entry)
     double measured = 0;
-    std::optional<double> error; // share: (predicted - measured) * 100 percentage points;
-                                 // ratio: (predicted / measured - 1) * 100 percent
+    std::optional<double> error;     // share: (predicted - measured) * 100 percentage points;
+                                     // ratio: (predicted / measured - 1) * 100 percent
+    std::optional<double> tolerance; // as measured_spec::tolerance states it, if it does
+    std::optional<bool> within;      // |error| within the tolerance; nullopt without either
 };
 
-// Shares first, then ratios, each in the order of `groups` (the scenario's order); measured
-// groups without a row come last.
-inline std::vector<comparison> compare_measured(const std::vector<row_summary>& groups,
+// Shares first, then ratios, each in the order of `entries` (the scenario's order); measured
+// entries without a row come last.
+inline std::vector<comparison> compare_measured(const std::vector<row_summary>& entries,
                                                 const measured_spec& measured) {
     std::vector<comparison> out;
     const auto add = [&](const std::map<std::string, double>& values, measured_quantity q) {
         std::vector<std::string> order;
-        for (const auto& row : groups)
-            if (values.count(row.group) != 0)
-                order.push_back(row.group);
-        for (const auto& [group, value] : values)
-            if (std::find(order.begin(), order.end(), group) == order.end())
-                order.push_back(group);
-        for (const std::string& group : order) {
-            comparison c{group, q, std::nullopt, values.at(group), std::nullopt};
-            for (const auto& row : groups)
-                if (row.group == group)
+        for (const auto& row : entries)
+            if (values.count(row.entry) != 0)
+                order.push_back(row.entry);
+        for (const auto& [entry, value] : values)
+            if (std::find(order.begin(), order.end(), entry) == order.end())
+                order.push_back(entry);
+        for (const std::string& entry : order) {
+            comparison c;
+            c.entry = entry;
+            c.quantity = q;
+            c.measured = values.at(entry);
+            c.tolerance =
+                q == measured_quantity::share ? measured.tolerance.share : measured.tolerance.ratio;
+            for (const auto& row : entries)
+                if (row.entry == entry)
                     c.predicted =
                         q == measured_quantity::share ? std::optional{row.share} : row.ratio;
             if (c.predicted && q == measured_quantity::share)
                 c.error = (*c.predicted - c.measured) * 100;
             else if (c.predicted && c.measured != 0)
                 c.error = (*c.predicted / c.measured - 1) * 100;
+            // Both tolerances are fractions, the errors their hundredfold.
+            if (c.error && c.tolerance)
+                c.within = std::abs(*c.error) <= *c.tolerance * 100;
             out.push_back(std::move(c));
         }
     };

@@ -40,8 +40,11 @@ template <sample_value T> double median_of_sorted(const std::vector<T>& s) {
 template <sample_value T> double nearest_rank(const std::vector<T>& s, double p) {
     if (!(p >= 0 && p <= 100))
         throw std::invalid_argument("percentile " + std::to_string(p) + " is outside [0, 100]");
-    // p * n is exact for the usual integral p, so p = 99 of n = 100 is rank 99, not 100.
-    const double rank = std::ceil(p * static_cast<double>(s.size()) / 100);
+    // p * n / 100 within rounding of a whole number is that number: p = 99.9 of n = 41000 is
+    // rank 40959, though the product comes out a hair above it.
+    const double exact = p * static_cast<double>(s.size()) / 100;
+    const double whole = std::round(exact);
+    const double rank = std::abs(exact - whole) <= 1e-12 * whole ? whole : std::ceil(exact);
     const std::size_t r = std::max<std::size_t>(1, static_cast<std::size_t>(rank));
     return static_cast<double>(s[std::min(r, s.size()) - 1]);
 }
@@ -82,8 +85,10 @@ struct sample_summary {
     std::size_t count = 0;
     double mean = 0;
     double min = 0;
-    double p50 = 0; // nearest rank, like p99
+    double p50 = 0; // nearest rank, like the other percentiles
+    double p90 = 0;
     double p99 = 0;
+    double p99_9 = 0;
     double max = 0;
 };
 
@@ -95,7 +100,9 @@ template <sample_value T> sample_summary summarize(const std::vector<T>& v) {
             stats::mean(s),
             static_cast<double>(s.front()),
             detail::nearest_rank(s, 50),
+            detail::nearest_rank(s, 90),
             detail::nearest_rank(s, 99),
+            detail::nearest_rank(s, 99.9),
             static_cast<double>(s.back())};
 }
 

@@ -13,6 +13,7 @@ inline run_result simulate(const scenario& sc, const run_options& opt) {
     r.window_end = sc.window_stop();
     const int reps = opt.repetitions.value_or(sc.repetitions);
     const std::uint64_t seed = opt.seed.value_or(sc.seed);
+    r.provenance = simulated_provenance(sc, make_fair_params(sc.machine), seed);
     for (int i = 0; i < reps; ++i) {
         trace_sink trace;
         if (opt.trace)
