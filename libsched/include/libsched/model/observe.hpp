@@ -1,7 +1,7 @@
 #pragma once
-// What user space sees of the tasks, taken as a real measurement would take it: the
-// wakeup latency of each wakeup, getrusage() as the process reads it at exit,
-// /proc/PID/stat and the switch counters read at the window's ends, CPU busy time.
+// What user space sees of the tasks (over the core scheduler Core, a basic_core), taken as a real
+// measurement would take it: the wakeup latency of each wakeup, getrusage() as the process reads it
+// at exit, /proc/PID/stat and the switch counters read at the window's ends, CPU busy time.
 #include <libsched/des/member_call.hpp>
 #include <libsched/model/task_index.hpp>
 #include <libsched/scenario/result.hpp>
@@ -13,12 +13,12 @@
 
 namespace libsched {
 
-class observer {
+template <class Core> class observer {
 public:
     // Observations come after everything else of their instant.
     static constexpr des::event_order observe_order = 7;
 
-    observer(des::simulator& sim, core& c, const scenario& sc)
+    observer(des::simulator& sim, Core& c, const scenario& sc)
         : sim_(sim), core_(c), window_start_(sc.window_start), window_stop_(sc.window_stop()),
           cpus_(static_cast<std::size_t>(c.nr_cpus())), observe_h_(this) {
         sim_.schedule_at(window_start_, observe_order, observe_h_, 0);
@@ -169,7 +169,7 @@ private:
     }
 
     des::simulator& sim_;
-    core& core_;
+    Core& core_;
     sim_time window_start_, window_stop_;
     std::vector<task*> tasks_;
     std::vector<record> records_;

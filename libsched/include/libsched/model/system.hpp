@@ -22,7 +22,7 @@ inline machine_costs costs_of(const machine_spec& m) {
     return {m.resched_latency_ns, m.tick_irq_ns, m.irq_time_accounting, m.nohz_idle};
 }
 
-class system final : private task_hooks {
+class system final {
 public:
     // The scenario must be valid (validate()); simulate() checks it.
     system(scenario sc, std::uint64_t seed, trace_sink trace = {})
@@ -96,12 +96,15 @@ public:
     }
 
 private:
-    void switched_in(task& t) override {
+    using core_type = basic_core<system>;
+    friend core_type; // the core calls the hooks below directly, not through task_hooks
+
+    void switched_in(task& t) {
         observer_.switched_in(t);
         workload_.switched_in(t);
     }
-    void switched_out(task& t) override { workload_.switched_out(t); }
-    bool tick_in_kernel_mode(task& t) override { return workload_.tick_in_kernel_mode(t); }
+    void switched_out(task& t) { workload_.switched_out(t); }
+    bool tick_in_kernel_mode(task& t) { return workload_.tick_in_kernel_mode(t); }
 
     void finish() {
         if (finished_)
@@ -155,9 +158,9 @@ private:
 
     scenario sc_;
     des::simulator sim_;
-    core core_;
-    observer observer_;
-    workload workload_;
+    core_type core_;
+    observer<core_type> observer_;
+    workload<core_type> workload_;
     std::vector<std::unique_ptr<task>> tasks_;
     std::vector<std::string> entries_; // the [[tasks]] entry each instance comes from
     bool finished_ = false;

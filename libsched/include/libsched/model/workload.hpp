@@ -70,18 +70,19 @@ private:
     behaviour_spec spec_;
 };
 
-class workload {
+// Over the core scheduler Core (a basic_core).
+template <class Core> class workload {
 public:
     // Order among simultaneous events: a task appears before anything else reads it, an
     // exit before it could run on, a wakeup before a burst of the same instant ends and
-    // both before the tick (core::tick_order) sees them.
+    // both before the tick (basic_core::tick_order) sees them.
     static constexpr des::event_order fork_order = 0;
     static constexpr des::event_order exit_order = 1;
     static constexpr des::event_order wakeup_order = 2;
     static constexpr des::event_order burst_order = 3;
     static constexpr des::event_order renice_order = 4;
 
-    workload(des::simulator& sim, core& c, observer& obs)
+    workload(des::simulator& sim, Core& c, observer<Core>& obs)
         : sim_(sim), core_(c), obs_(obs), fork_h_(this), exit_h_(this), renice_h_(this) {}
     workload(const workload&) = delete;
     workload& operator=(const workload&) = delete;
@@ -246,8 +247,8 @@ private:
     program& of(const task& t) const { return *programs_[task_index(t)]; }
 
     des::simulator& sim_;
-    core& core_;
-    observer& obs_;
+    Core& core_;
+    observer<Core>& obs_;
     std::vector<std::unique_ptr<program>> programs_;
     des::member_handler<workload, &workload::on_fork> fork_h_;
     des::member_handler<workload, &workload::on_exit> exit_h_;

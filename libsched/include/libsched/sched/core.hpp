@@ -25,7 +25,8 @@ struct machine_costs {
 };
 
 // What runs above the scheduler (the tasks' programs), told when a task gets or loses a
-// CPU and asked in which mode a tick finds it.
+// CPU and asked in which mode a tick finds it. basic_core takes any type with these three
+// members; task_hooks is the one to derive from where the type is not known in advance.
 class task_hooks {
 public:
     virtual void switched_in(task& t) = 0;
@@ -37,15 +38,17 @@ protected:
     ~task_hooks() = default;
 };
 
-class core {
+// The core scheduler over Hooks (task_hooks, or a model's own final type, which spares
+// an indirect call per switch and tick).
+template <class Hooks> class basic_core {
 public:
     // Order among simultaneous events: the tick sees wakeups and bursts ending at its
     // instant; a reschedule comes after the tick that asked for it.
     static constexpr des::event_order tick_order = 5;
     static constexpr des::event_order resched_order = 6;
 
-    core(des::simulator& sim, const fair_params& params, const machine_costs& costs, int cpus,
-         task_hooks& hooks, trace_sink trace = {})
+    basic_core(des::simulator& sim, const fair_params& params, const machine_costs& costs, int cpus,
+               Hooks& hooks, trace_sink trace = {})
         : sim_(sim), costs_(costs), hooks_(hooks), trace_(std::move(trace)), fair_(params) {
         for (int c = 0; c < cpus; ++c) {
             auto cs = std::make_unique<cpu_state>(sim, c, this, params);
@@ -54,8 +57,8 @@ public:
             cpus_.push_back(std::move(cs));
         }
     }
-    core(const core&) = delete;
-    core& operator=(const core&) = delete;
+    basic_core(const basic_core&) = delete;
+    basic_core& operator=(const basic_core&) = delete;
 
     sim_time now() const { return sim_.now(); }
     const fair_params& params() const { return fair_.params(); }
@@ -232,18 +235,18 @@ private:
             schedule(r, true);
     }
 
-    template <void (core::*Method)(std::uint64_t)>
-    using cpu_timer = des::timer<des::member_call<core, Method>>;
+    template <void (basic_core::*Method)(std::uint64_t)>
+    using cpu_timer = des::timer<des::member_call<basic_core, Method>>;
 
     struct cpu_state {
-        cpu_state(des::simulator& sim, int cpu, core* self, const fair_params& p)
+        cpu_state(des::simulator& sim, int cpu, basic_core* self, const fair_params& p)
             : runqueue(cpu, p), tick(sim, tick_order, {self, static_cast<std::uint64_t>(cpu)}),
               hrtick(sim, tick_order, {self, static_cast<std::uint64_t>(cpu)}),
               resched(sim, resched_order, {self, static_cast<std::uint64_t>(cpu)}) {}
         rq runqueue;
-        cpu_timer<&core::on_tick> tick;
-        cpu_timer<&core::on_hrtick> hrtick; // HRTICK: the running task's slice end
-        cpu_timer<&core::on_resched> resched;
+        cpu_timer<&basic_core::on_tick> tick;
+        cpu_timer<&basic_core::on_hrtick> hrtick; // HRTICK: the running task's slice end
+        cpu_timer<&basic_core::on_resched> resched;
         duration busy = 0;     // wall time tasks ran, up to last_change
         duration busy_irq = 0; // IRQ time taken out of the tasks' clock while busy
         sim_time last_change = 0;
@@ -384,11 +387,13 @@ private:
 
     des::simulator& sim_;
     machine_costs costs_;
-    task_hooks& hooks_;
+    Hooks& hooks_;
     trace_sink trace_;
     fair_sched_class fair_;
     idle_sched_class idle_;
     std::vector<std::unique_ptr<cpu_state>> cpus_;
 };
+
+using core = basic_core<task_hooks>;
 
 } // namespace libsched

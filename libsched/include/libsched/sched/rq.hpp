@@ -11,7 +11,6 @@ namespace libsched {
 struct rq {
     int cpu = 0;
     cfs_rq cfs;
-    task idle;                 // the idle task (swapper/N, pid 0)
     task* curr = &idle;        // the running task, idle when nothing else runs
     bool need_resched = false; // TIF_NEED_RESCHED on curr
     std::uint64_t nr_switches = 0;
@@ -19,6 +18,7 @@ struct rq {
     sim_time clock_task = 0;    // rq_clock_task(): wall clock less the IRQ time taken out
     duration irq_time = 0;      // IRQ time raised so far (irq_time_read())
     duration prev_irq_time = 0; // IRQ time already taken out of clock_task
+    task idle;                  // the idle task (swapper/N, pid 0), after the hot fields
 
     rq(int id, const fair_params& p) : cpu(id), cfs(p.timeline_by_deadline()) {
         cfs.rq = this;
