@@ -2,7 +2,6 @@
 // Pending-event set: a binary heap keyed by event_key; push and pop are O(log n). There is
 // no cancel: a source that must take an event back (des/timer.hpp) lets it come up and
 // refuses it, so nothing is searched for and nothing is left behind.
-#include <algorithm>
 #include <cstdint>
 #include <libsched/des/event_key.hpp>
 #include <vector>
@@ -19,9 +18,20 @@ struct event {
 
 class event_queue {
 public:
+    // Sift-up with the new event held in registers and written once, to its final slot:
+    // std::push_heap copies it through a stack temporary, whose wide reload of narrower
+    // stores stalls store forwarding on every push.
     void push(const event& e) {
-        heap_.push_back(e);
-        std::push_heap(heap_.begin(), heap_.end(), later);
+        std::size_t hole = heap_.size();
+        heap_.emplace_back();
+        while (hole > 0) {
+            const std::size_t parent = (hole - 1) / 2;
+            if (!(e.key < heap_[parent].key))
+                break;
+            heap_[hole] = heap_[parent];
+            hole = parent;
+        }
+        heap_[hole] = e;
     }
 
     bool empty() const { return heap_.empty(); }
@@ -30,16 +40,32 @@ public:
     // The earliest event; the queue must not be empty.
     const event& top() const { return heap_.front(); }
 
+    // Removes the earliest event: the last one sifts down from the root (Floyd's
+    // bottom-up variant is not worth it at the few events per CPU the model keeps).
     event pop() {
-        std::pop_heap(heap_.begin(), heap_.end(), later);
-        event e = heap_.back();
+        const event first = heap_.front();
+        const event last = heap_.back();
         heap_.pop_back();
-        return e;
+        const std::size_t n = heap_.size();
+        if (n == 0)
+            return first;
+        std::size_t hole = 0;
+        for (;;) {
+            std::size_t child = 2 * hole + 1;
+            if (child >= n)
+                break;
+            if (child + 1 < n && heap_[child + 1].key < heap_[child].key)
+                ++child;
+            if (!(heap_[child].key < last.key))
+                break;
+            heap_[hole] = heap_[child];
+            hole = child;
+        }
+        heap_[hole] = last;
+        return first;
     }
 
 private:
-    static bool later(const event& a, const event& b) { return b.key < a.key; }
-
     std::vector<event> heap_;
 };
 
