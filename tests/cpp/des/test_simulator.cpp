@@ -193,3 +193,23 @@ TEST_CASE("step and peek") {
     CHECK(sim.now() == 30);
     CHECK(sim.events_processed() == 3);
 }
+
+TEST_CASE("the event queue pops in key order under interleaved pushes and pops") {
+    std::mt19937_64 rng(7);
+    event_queue q;
+    std::vector<event_key> oracle; // kept sorted
+    event_id seq = 0;
+    for (int step = 0; step < 20000; ++step) {
+        if (oracle.empty() || rng() % 3 != 0) {
+            const event_key k{static_cast<time_point>(rng() % 50), static_cast<int>(rng() % 3),
+                              seq++};
+            q.push({k, nullptr, 0});
+            oracle.insert(std::upper_bound(oracle.begin(), oracle.end(), k), k);
+        } else {
+            REQUIRE(q.top().key == oracle.front());
+            REQUIRE(q.pop().key == oracle.front());
+            oracle.erase(oracle.begin());
+        }
+        REQUIRE(q.size() == oracle.size());
+    }
+}
