@@ -193,58 +193,63 @@ inline std::vector<repetition_totals> reference_totals(const run_result& result,
         .totals;
 }
 
+// One row per name in `names` (row i for the tasks whose key is names[i]), each started by
+// head(i) with its name and entry and finished from the medians over repetitions.
+template <class Key, class Head>
+std::vector<row_summary> summary_rows(const run_result& result, const scenario& sc,
+                                      const std::vector<std::string_view>& names, Key key,
+                                      Head head) {
+    std::vector<row_summary> rows;
+    const double window_s = window_seconds(result, sc);
+    const auto reference = reference_totals(result, sc);
+    row_index row_of(names);
+    const auto members =
+        gather(result, names.size(), [&](const task_result& t) { return row_of(key(t)); });
+    repetition_medians median;
+    rows.reserve(names.size());
+    for (std::size_t i = 0; i < names.size(); ++i)
+        rows.push_back(finish_row(head(i), members[i], window_s, reference, median));
+    return rows;
+}
+
 } // namespace detail
 
 // One row per entry ([[tasks]] table), in the scenario's order; empty when no repetition ran.
 inline std::vector<row_summary> summarize_entries(const run_result& result, const scenario& sc) {
-    std::vector<row_summary> rows;
     if (result.repetitions.empty())
-        return rows;
-    const double window_s = detail::window_seconds(result, sc);
-    const auto reference = detail::reference_totals(result, sc);
+        return {};
     std::vector<std::string_view> names;
     names.reserve(sc.tasks.size());
     for (const task_spec& spec : sc.tasks)
         names.push_back(spec.name);
-    detail::row_index row_of(names);
-    const auto members =
-        detail::gather(result, names.size(), [&](const task_result& t) { return row_of(t.entry); });
-    detail::repetition_medians median;
-    rows.reserve(sc.tasks.size());
-    for (std::size_t i = 0; i < sc.tasks.size(); ++i) {
-        row_summary row;
-        row.name = row.entry = sc.tasks[i].name;
-        row.nice = clamp_nice(sc.tasks[i].nice).nice;
-        rows.push_back(detail::finish_row(std::move(row), members[i], window_s, reference, median));
-    }
-    return rows;
+    return detail::summary_rows(
+        result, sc, names, [](const task_result& t) { return std::string_view{t.entry}; },
+        [&](std::size_t i) {
+            row_summary row;
+            row.name = row.entry = sc.tasks[i].name;
+            row.nice = clamp_nice(sc.tasks[i].nice).nice;
+            return row;
+        });
 }
 
 // One row per task instance, in the order of the first repetition; ratios are to the
 // reference entry. Empty when no repetition ran.
 inline std::vector<row_summary> summarize_tasks(const run_result& result, const scenario& sc) {
-    std::vector<row_summary> rows;
     if (result.repetitions.empty())
-        return rows;
-    const double window_s = detail::window_seconds(result, sc);
-    const auto reference = detail::reference_totals(result, sc);
+        return {};
     const std::vector<task_result>& first = result.repetitions.front().tasks;
     std::vector<std::string_view> names;
     names.reserve(first.size());
     for (const task_result& task : first)
         names.push_back(task.name);
-    detail::row_index row_of(names);
-    const auto members =
-        detail::gather(result, names.size(), [&](const task_result& t) { return row_of(t.name); });
-    detail::repetition_medians median;
-    rows.reserve(first.size());
-    for (std::size_t i = 0; i < first.size(); ++i) {
-        row_summary row;
-        row.name = first[i].name;
-        row.entry = first[i].entry;
-        rows.push_back(detail::finish_row(std::move(row), members[i], window_s, reference, median));
-    }
-    return rows;
+    return detail::summary_rows(
+        result, sc, names, [](const task_result& t) { return std::string_view{t.name}; },
+        [&](std::size_t i) {
+            row_summary row;
+            row.name = first[i].name;
+            row.entry = first[i].entry;
+            return row;
+        });
 }
 
 } // namespace libsched::stats
