@@ -373,3 +373,17 @@ TEST_CASE("the hierarchical counters follow enqueue, delayed dequeue and the fin
     CHECK(s.r.cfs.h_nr_delayed == 0);
     CHECK(s.r.cfs.h_nr_queued == s.r.cfs.nr_queued);
 }
+
+TEST_CASE("an off-queue relative deadline is scaled by the reweight from 6.13, not in 6.12") {
+    for (const auto& [v, scaled] :
+         {std::pair{kernel_version{6, 12}, false}, std::pair{kernel_version{6, 15}, true}}) {
+        INFO(v.str());
+        fair_cpu cpu(fair_params(v, default_tunables(v, 1, 250)));
+        sched_entity se;
+        se.load = task_load_weight(0, false);
+        se.rel_deadline = true;
+        se.deadline = 3'000'000; // relative to vruntime, as DEQUEUE_SAVE leaves it
+        cpu.fc.reweight_entity(cpu.r.cfs, se, task_load_weight(5, false));
+        CHECK(se.deadline == (scaled ? 3'000'000u * 1024 / 335 : 3'000'000u));
+    }
+}

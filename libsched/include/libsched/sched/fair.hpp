@@ -354,13 +354,14 @@ public:
 
     // reweight_entity(): a new weight for an entity. Off the queue (set_user_nice()
     // dequeues with DEQUEUE_SAVE first) EEVDF keeps lag in service terms by scaling vlag
-    // (and a relative deadline, 6.12+) by old/new weight. On the queue (a group's share
+    // (and, 6.13+, the relative deadline that 6.12+ keeps across the save) by old/new
+    // weight. On the queue (a group's share
     // changing): reweight_queued().
     void reweight_entity(cfs_rq& q, sched_entity& se, load_weight lw) {
         if (!se.on_rq) {
             if (p_.eevdf()) {
                 se.vlag = scale_by_weight(se.vlag, se.load.weight, lw.weight);
-                if (se.rel_deadline)
+                if (se.rel_deadline && p_.since(6, 13)) // 6d71a9c61604; 6.12 left it as it was
                     se.deadline = static_cast<u64>(
                         scale_by_weight(static_cast<s64>(se.deadline), se.load.weight, lw.weight));
             }
