@@ -5,6 +5,7 @@
 #include <libsched/sched/calc_delta.hpp>
 #include <libsched/sched/kernel_version.hpp>
 #include <libsched/sched/sched_policy.hpp>
+#include <libsched/sched/topology.hpp>
 #include <libsched/sched/tunables.hpp>
 #include <map>
 #include <optional>
@@ -64,6 +65,8 @@ struct task_spec {
 
 struct machine_spec {
     int cpus = 1;
+    // Unset: `cpus` cores of one package sharing one LLC, without SMT.
+    std::optional<cpu_topology> topology;
     int online_cpus = 0; // CPUs the kernel sees for tunable scaling; 0 = cpus
     int hz = 250;
     kernel_version kernel{6, 6};
@@ -88,6 +91,10 @@ struct machine_spec {
     // model, so this only saves events; false keeps every tick.
     bool nohz_idle = true;
 };
+
+inline cpu_topology topology_of(const machine_spec& m) {
+    return m.topology ? *m.topology : symmetric_topology(1, m.cpus, 1);
+}
 
 // How far a prediction may lie from a measurement and still agree with it: the precision
 // of the measurement itself (a figure rounded to whole percent is known to +-0.5 points).
