@@ -7,6 +7,9 @@
 #include <libsched/des/timer.hpp>
 #include <libsched/sched/fair.hpp>
 #include <libsched/sched/idle.hpp>
+#include <libsched/sched/load_balance.hpp>
+#include <libsched/sched/stop.hpp>
+#include <libsched/sched/topology.hpp>
 #include <libsched/sched/trace.hpp>
 #include <libsched/sched/weight.hpp>
 #include <memory>
@@ -40,23 +43,39 @@ protected:
 
 // The core scheduler over Hooks (task_hooks, or a model's own final type, which spares
 // an indirect call per switch and tick).
-template <class Hooks> class basic_core {
+template <class Hooks> class basic_core final : private balance_ops {
 public:
     // Order among simultaneous events: the tick sees wakeups and bursts ending at its
     // instant; a reschedule comes after the tick that asked for it.
     static constexpr des::event_order tick_order = 5;
     static constexpr des::event_order resched_order = 6;
 
-    basic_core(des::simulator& sim, const fair_params& params, const machine_costs& costs, int cpus,
-               Hooks& hooks, trace_sink trace = {})
-        : sim_(sim), costs_(costs), hooks_(hooks), trace_(std::move(trace)), fair_(params) {
-        for (int c = 0; c < cpus; ++c) {
+    // With more than one CPU, wakeup placement and load balancing run over the topology's
+    // sched domains.
+    basic_core(des::simulator& sim, const fair_params& params, const machine_costs& costs,
+               const cpu_topology& topo, Hooks& hooks, trace_sink trace = {})
+        : sim_(sim), costs_(costs), hooks_(hooks), trace_(std::move(trace)), fair_(params),
+          stop_(topo.nr_cpus()) {
+        std::vector<rq*> rqs;
+        for (int c = 0; c < topo.nr_cpus(); ++c) {
             auto cs = std::make_unique<cpu_state>(sim, c, this, params);
             cs->runqueue.idle.sched_class = &idle_;
             cs->runqueue.idle.comm = "swapper";
+            cs->stopper.sched_class = &stop_;
+            cs->stopper.comm = "migration/" + std::to_string(c);
+            cs->stopper.cpu = c;
+            rqs.push_back(&cs->runqueue);
             cpus_.push_back(std::move(cs));
         }
+        if (topo.nr_cpus() > 1) {
+            lb_ = std::make_unique<load_balancer>(topo, params, rqs, *this);
+            placement_ = std::make_unique<select_task_rq_fair>(params, lb_->domains(), rqs);
+            fair_.set_placement(placement_.get());
+        }
     }
+    basic_core(des::simulator& sim, const fair_params& params, const machine_costs& costs, int cpus,
+               Hooks& hooks, trace_sink trace = {})
+        : basic_core(sim, params, costs, symmetric_topology(1, cpus, 1), hooks, std::move(trace)) {}
     basic_core(const basic_core&) = delete;
     basic_core& operator=(const basic_core&) = delete;
 
@@ -68,6 +87,8 @@ public:
     rq& task_rq(const task& p) { return cpu_rq(p.cpu); }
     const rq& task_rq(const task& p) const { return cpu_rq(p.cpu); }
     fair_sched_class& fair() { return fair_; }
+    // The load balancer (nullptr on one CPU): its domains and counters.
+    const load_balancer* balancer() const { return lb_.get(); }
 
     // Every CPU's tick starts at the first tick period.
     void start() {
@@ -88,7 +109,8 @@ public:
     // fork, not counted as a migration) and enqueued; 6.12+ with ENQUEUE_INITIAL (half a
     // slice), 6.6-6.11 re-placed at enqueue with a full one.
     void wake_up_new_task(task& p) {
-        set_task_rq(p, p.sched_class->select_task_rq(p, p.cpu, wake_flags::fork));
+        p.recent_used_cpu = p.cpu;
+        set_task_rq(p, select_task_rq(p, p.cpu, p.cpu, wake_flags::fork));
         rq& r = task_rq(p);
         update_rq_clock(r);
         p.state = task_state::runnable;
@@ -96,16 +118,19 @@ public:
         p.sched_class->task_fork(r, p);
         p.sched_class->enqueue_task(
             r, p, params().since(6, 12) ? enqueue_flags::initial : enqueue_flags::none);
+        activated(r);
         wakeup_preempt(r, p, wake_flags::fork);
         hrtick_start(r, *r.curr);
     }
 
     // try_to_wake_up(): a task still queued as delayed (6.12+) is requeued in place
     // (ttwu_runnable); otherwise it goes to the CPU select_task_rq() gives and is enqueued.
+    // The wakeup comes from a timer on the CPU the task slept on, so that is also the
+    // waker's CPU.
     void try_to_wake_up(task& p) {
         wake_flags wf = wake_flags::none;
         if (!p.se.on_rq) {
-            const int cpu = p.sched_class->select_task_rq(p, p.cpu, wf);
+            const int cpu = select_task_rq(p, p.cpu, p.cpu, wf);
             if (cpu != p.cpu) {
                 wf = wf | wake_flags::migrated;
                 set_task_cpu(p, cpu);
@@ -125,7 +150,10 @@ public:
             if (has(wf, wake_flags::migrated))
                 ef = ef | enqueue_flags::migrated;
             p.sched_class->enqueue_task(r, p, ef);
+            activated(r);
             wakeup_preempt(r, p, wf);
+            if (lb_)
+                lb_->idle_ended(r, now());
         }
         hrtick_start(r, *r.curr);
     }
@@ -181,6 +209,21 @@ public:
         maybe_resched(r);
     }
 
+    // select_task_rq() (core.c): the class chooses for a task that may run on several
+    // CPUs; a choice it may not run on falls back to its first allowed CPU
+    // (select_fallback_rq()).
+    int select_task_rq(task& p, int prev_cpu, int this_cpu, wake_flags flags) {
+        int cpu = prev_cpu;
+        if (p.cpus_allowed.empty() || std::count(p.cpus_allowed.begin(), p.cpus_allowed.end(), true) > 1)
+            cpu = p.sched_class->select_task_rq(p, prev_cpu, this_cpu, flags);
+        if (p.allowed_on(cpu))
+            return cpu;
+        for (int c = 0; c < nr_cpus(); ++c)
+            if (p.allowed_on(c))
+                return c;
+        return cpu;
+    }
+
     // set_task_cpu(): a move to another CPU is a migration: the class is told and the
     // task's counter goes up.
     void set_task_cpu(task& p, int new_cpu) {
@@ -227,6 +270,71 @@ public:
     duration cpu_irq(int cpu) const { return cpus_[static_cast<std::size_t>(cpu)]->busy_irq; }
 
 private:
+    // ---- what load balancing asks (balance_ops) ----
+
+    // detach_task() + attach_task(): the task leaves src as queued (DEQUEUE_NOCLOCK only,
+    // so old CFS keeps its vruntime relative and EEVDF its lag), moves, and joins dst, which
+    // may then preempt.
+    void move_queued_task(task& p, rq& src, rq& dst) override {
+        update_rq_clock(src);
+        update_rq_clock(dst);
+        p.migrating = true;
+        p.sched_class->dequeue_task(src, p, dequeue_flags::none);
+        set_task_cpu(p, dst.cpu);
+        p.sched_class->enqueue_task(dst, p, enqueue_flags::none);
+        p.migrating = false;
+        activated(dst);
+        wakeup_preempt(dst, p, wake_flags::none);
+        maybe_resched(dst);
+    }
+
+    // stop_one_cpu_nowait(): the CPU's stopper wakes and preempts whatever runs.
+    void stop_one_cpu(int cpu) override {
+        cpu_state& c = *cpus_[static_cast<std::size_t>(cpu)];
+        rq& r = c.runqueue;
+        update_rq_clock(r);
+        if (c.stopper.se.on_rq)
+            return;
+        c.stopper.state = task_state::runnable;
+        stop_.enqueue_task(r, c.stopper, enqueue_flags::wakeup);
+        wakeup_preempt(r, c.stopper, wake_flags::none);
+        maybe_resched(r);
+    }
+
+    // kick_ilb(): the IPI takes as long to arrive as a remote reschedule.
+    void kick_ilb(int cpu) override {
+        cpus_[static_cast<std::size_t>(cpu)]->ilb.start_in(costs_.resched_latency);
+    }
+
+    void on_ilb(std::uint64_t cpu) {
+        rq& r = cpu_rq(static_cast<int>(cpu));
+        update_rq_clock(r);
+        lb_->nohz_idle_balance(r, now());
+    }
+
+    // The stopper runs: it does its work (the active balance), then sleeps again.
+    void on_stop_work(std::uint64_t cpu) {
+        cpu_state& c = *cpus_[static_cast<std::size_t>(cpu)];
+        rq& r = c.runqueue;
+        if (r.curr != &c.stopper)
+            return;
+        update_rq_clock(r);
+        lb_->active_load_balance_cpu_stop(r, now());
+        c.stopper.state = task_state::sleeping;
+        schedule(r, false);
+    }
+
+    // add_nr_running(): a task joined r's queue.
+    void activated(const rq& r) {
+        if (lb_)
+            lb_->note_nr_running(r);
+    }
+
+    // A task of a program, not the idle task or a stopper: what the hooks hear of.
+    bool user_task(const rq& r, const task& t) const {
+        return !is_idle_task(r, t) && t.sched_class != &stop_;
+    }
+
     void on_tick(std::uint64_t cpu) { sched_tick(cpu_rq(static_cast<int>(cpu))); }
     void on_hrtick(std::uint64_t cpu) { hrtick(cpu_rq(static_cast<int>(cpu))); }
     void on_resched(std::uint64_t cpu) {
@@ -242,11 +350,16 @@ private:
         cpu_state(des::simulator& sim, int cpu, basic_core* self, const fair_params& p)
             : runqueue(cpu, p), tick(sim, tick_order, {self, static_cast<std::uint64_t>(cpu)}),
               hrtick(sim, tick_order, {self, static_cast<std::uint64_t>(cpu)}),
-              resched(sim, resched_order, {self, static_cast<std::uint64_t>(cpu)}) {}
+              resched(sim, resched_order, {self, static_cast<std::uint64_t>(cpu)}),
+              ilb(sim, resched_order, {self, static_cast<std::uint64_t>(cpu)}),
+              stop_work(sim, resched_order, {self, static_cast<std::uint64_t>(cpu)}) {}
         rq runqueue;
         cpu_timer<&basic_core::on_tick> tick;
         cpu_timer<&basic_core::on_hrtick> hrtick; // HRTICK: the running task's slice end
         cpu_timer<&basic_core::on_resched> resched;
+        cpu_timer<&basic_core::on_ilb> ilb;              // the NOHZ balance kick's IPI
+        cpu_timer<&basic_core::on_stop_work> stop_work; // the stopper, once it runs
+        task stopper;                                    // migration/N
         duration busy = 0;     // wall time tasks ran, up to last_change
         duration busy_irq = 0; // IRQ time taken out of the tasks' clock while busy
         sim_time last_change = 0;
@@ -298,20 +411,35 @@ private:
         if (!prev_idle)
             c.busy += now() - c.last_change;
         c.last_change = now();
-        if (!prev_idle)
+        if (user_task(r, prev))
             hooks_.switched_out(prev);
         r.curr = &next;
-        if (!is_idle_task(r, next)) {
-            restart_tick(r);
-            hooks_.switched_in(next);
+        if (is_idle_task(r, next)) {
+            if (lb_)
+                lb_->cpu_went_idle(r);
+            return;
         }
+        restart_tick(r);
+        if (user_task(r, next))
+            hooks_.switched_in(next);
+        else
+            c.stop_work.start(now());
     }
 
     // __pick_next_task(): the classes in order, stop > deadline > RT > fair > idle. With
     // only fair tasks this is the kernel's fast path: the fair class picks, putting prev
     // back if prev is its own; with nothing to run the CPU goes to its idle task.
+    // The stopper comes first when woken. A CPU about to go idle first tries to pull work
+    // (newidle_balance() from pick_next_task_fair()).
     task& pick_next_task(rq& r, task& prev) {
+        if (task* stopper = stop_.pick_next_task(r, prev)) {
+            if (prev.sched_class == &fair_ ? cfs_rq_of(prev.se).curr == &prev.se : &prev != stopper)
+                prev.sched_class->put_prev_task(r, prev);
+            return *stopper;
+        }
         task* next = fair_.pick_next_task(r, prev);
+        if (next == nullptr && lb_ && lb_->newidle_balance(r, now()))
+            next = fair_.pick_next_task(r, prev);
         if (next == nullptr)
             next = idle_.pick_next_task(r, prev);
         if (next != &prev && prev.sched_class != &fair_)
@@ -325,16 +453,26 @@ private:
         cpu_state& c = cpu_of(r);
         update_rq_clock(r);
         task& curr = *r.curr;
-        if (!is_idle_task(r, curr)) {
-            (hooks_.tick_in_kernel_mode(curr) ? curr.stime : curr.utime) += params().tun.tick_nsec;
+        const bool idle = is_idle_task(r, curr);
+        if (!idle) {
+            if (user_task(r, curr))
+                (hooks_.tick_in_kernel_mode(curr) ? curr.stime : curr.utime) +=
+                    params().tun.tick_nsec;
             curr.sched_class->task_tick(r, curr, false);
+        }
+        // trigger_load_balance(): the balancing softirq runs at the interrupt's exit.
+        if (lb_)
+            lb_->trigger_load_balance(r, now(), idle);
+        if (!idle || nr_running(r) > 0) {
             // The tick's handler runs for tick_irq; schedule() comes after its exit.
             maybe_resched(r, costs_.tick_irq);
             // irqtime_account_irq() at the interrupt's exit: later clock reads lose it.
-            if (costs_.irq_time_accounting)
+            if (costs_.irq_time_accounting && !idle)
                 r.irq_time += costs_.tick_irq;
         } else if (costs_.nohz_idle) {
             c.tick_stopped = true; // tick_nohz_idle_stop_tick()
+            if (lb_)
+                lb_->nohz_balance_enter_idle(r, now());
             return;
         }
         c.tick.start_in(params().tun.tick_nsec);
@@ -391,7 +529,10 @@ private:
     trace_sink trace_;
     fair_sched_class fair_;
     idle_sched_class idle_;
+    stop_sched_class stop_;
     std::vector<std::unique_ptr<cpu_state>> cpus_;
+    std::unique_ptr<load_balancer> lb_;
+    std::unique_ptr<select_task_rq_fair> placement_;
 };
 
 using core = basic_core<task_hooks>;

@@ -6,6 +6,7 @@
 #include <libsched/sched/cfs.hpp>
 #include <libsched/sched/eevdf.hpp>
 #include <libsched/sched/sched_class.hpp>
+#include <libsched/sched/select_task_rq.hpp>
 #include <optional>
 
 namespace libsched {
@@ -21,7 +22,6 @@ public:
 
     // enqueue_task_fair(): a wakeup of a delayed task only requeues it (6.12+).
     void enqueue_task(rq& r, task& p, enqueue_flags flags) override {
-        (void)r;
         if (has(flags, enqueue_flags::delayed)) {
             requeue_delayed_entity(p.se);
             return;
@@ -44,6 +44,7 @@ public:
             ++cfs_rq_of(e).h_nr_queued;
             cfs_rq_of(e).h_nr_idle += idle;
         }
+        r.cfs_tasks.push_front(p.se); // account_entity_enqueue(): the task joins cfs_tasks
     }
 
     // dequeue_task_fair(): false if the task stays queued as delayed (6.12+).
@@ -82,6 +83,8 @@ public:
             return nullptr;
         task* next = task_of(*se);
         set_next_task(r, *next);
+        r.cfs_tasks.erase(r.cfs_tasks.iterator_to(next->se)); // most recently run first
+        r.cfs_tasks.push_front(next->se);
         return next;
     }
 
@@ -153,18 +156,14 @@ public:
     // update_curr_fair()
     void update_curr(rq& r) override { update_curr(r.cfs); }
 
-    // select_task_rq_fair() stands in as the task's own CPU while it may run there (else
-    // the first CPU it may run on, as select_fallback_rq()): wakeup placement comes with
-    // the multi-CPU model.
-    int select_task_rq(task& p, int prev_cpu, wake_flags flags) override {
-        (void)flags;
-        if (p.allowed_on(prev_cpu))
+    // select_task_rq_fair(): the placement the core gave this class for its CPUs; on one
+    // CPU, the task's own.
+    int select_task_rq(task& p, int prev_cpu, int this_cpu, wake_flags flags) override {
+        if (placement_ == nullptr)
             return prev_cpu;
-        for (std::size_t c = 0; c < p.cpus_allowed.size(); ++c)
-            if (p.cpus_allowed[c])
-                return static_cast<int>(c);
-        return prev_cpu;
+        return (*placement_)(p, prev_cpu, this_cpu, has(flags, wake_flags::fork));
     }
+    void set_placement(select_task_rq_fair* placement) { placement_ = placement; }
 
     // balance_fair(): work to run here (newly-idle balancing comes with the multi-CPU model).
     bool balance(rq& r, task& prev) override {
@@ -503,6 +502,10 @@ private:
             cfs_rq_of(e).h_nr_queued -= h_nr;
             cfs_rq_of(e).h_nr_idle -= idle;
         }
+        if (task) { // account_entity_dequeue(): the task leaves cfs_tasks
+            cfs_task_list& l = rq_of(cfs_rq_of(first)).cfs_tasks;
+            l.erase(l.iterator_to(first));
+        }
         return true;
     }
 
@@ -608,6 +611,7 @@ private:
     }
 
     fair_params p_;
+    select_task_rq_fair* placement_ = nullptr;
 };
 
 } // namespace libsched

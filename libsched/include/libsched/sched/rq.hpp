@@ -1,12 +1,19 @@
 #pragma once
 // struct rq: one per CPU. Holds the fair run queue, the CPU's idle task and what the core
 // scheduler needs.
+#include <boost/intrusive/list.hpp>
 #include <cstdint>
 #include <libsched/sched/cfs_rq.hpp>
 #include <libsched/sched/fair_params.hpp>
 #include <libsched/sched/task.hpp>
 
 namespace libsched {
+
+// rq->cfs_tasks: the queued fair tasks, most recently run at the front; load balancing
+// takes from the back.
+using cfs_task_list = boost::intrusive::list<
+    sched_entity, boost::intrusive::member_hook<sched_entity, boost::intrusive::list_member_hook<>,
+                                                &sched_entity::group_node>>;
 
 struct rq {
     int cpu = 0;
@@ -18,6 +25,15 @@ struct rq {
     sim_time clock_task = 0;    // rq_clock_task(): wall clock less the IRQ time taken out
     duration irq_time = 0;      // IRQ time raised so far (irq_time_read())
     duration prev_irq_time = 0; // IRQ time already taken out of clock_task
+    cfs_task_list cfs_tasks;
+    // Load balancing (CONFIG_SMP): when the next periodic balance is due (jiffies), when the
+    // CPU last went idle (rq->idle_stamp), the active balance in flight and where it pushes.
+    u64 next_balance = 0;
+    sim_time idle_stamp = 0;       // -1 while not idle; 0: idle since boot
+    duration avg_idle = 1'000'000; // 2 * migration_cost at boot
+    bool active_balance = false;
+    int push_cpu = 0;
+    bool nohz_tick_stopped = false;
     task idle;                  // the idle task (swapper/N, pid 0), after the hot fields
 
     rq(int id, const fair_params& p) : cpu(id), cfs(p.timeline_by_deadline()) {
@@ -31,6 +47,21 @@ struct rq {
 
 inline bool is_idle_task(const rq& r, const task& t) {
     return &t == &r.idle;
+}
+
+// rq->nr_running: the runnable tasks of every class (the fair class's are all there is).
+inline unsigned nr_running(const rq& r) {
+    return r.cfs.h_nr_queued;
+}
+
+// idle_cpu(): nothing runs and nothing waits.
+inline bool idle_cpu(const rq& r) {
+    return r.curr == &r.idle && nr_running(r) == 0;
+}
+
+// sched_idle_cpu(): every runnable task is SCHED_IDLE.
+inline bool sched_idle_cpu(const rq& r) {
+    return nr_running(r) > 0 && r.cfs.h_nr_idle == nr_running(r);
 }
 
 // update_rq_clock_task(): the task clock advances by the elapsed time less the IRQ time

@@ -40,8 +40,9 @@ public:
     // update_curr(): charge the running task up to the rq clock.
     virtual void update_curr(rq& r) = 0;
 
-    // select_task_rq(): the CPU a waking or new task goes to.
-    virtual int select_task_rq(task& p, int prev_cpu, wake_flags flags) = 0;
+    // select_task_rq(): the CPU a waking or new task goes to, asked on this_cpu (the
+    // waker's, or the forking parent's).
+    virtual int select_task_rq(task& p, int prev_cpu, int this_cpu, wake_flags flags) = 0;
     // balance(): pull work before a pick (newly-idle balancing); true if this class has a
     // task to run.
     virtual bool balance(rq& r, task& prev) = 0;

@@ -2,6 +2,7 @@
 // struct sched_entity (include/linux/sched.h): what the fair class keeps per schedulable
 // entity, a task's or (with task groups) a group's. A group entity has its own queue
 // (my_q) and is queued on its parent's; a task's entity has no my_q.
+#include <boost/intrusive/list_hook.hpp>
 #include <iterator>
 #include <libsched/sched/detail/rb_node.hpp>
 #include <libsched/sched/weight.hpp>
@@ -36,6 +37,8 @@ struct sched_entity : detail::rb_node {
     struct cfs_rq* my_q = nullptr;
     int depth = 0;
     struct task* owner = nullptr; // the task of a task's entity
+    // A queued task's place in its rq's cfs_tasks list (most recently run first).
+    boost::intrusive::list_member_hook<> group_node;
 };
 
 inline bool entity_is_task(const sched_entity& se) {

@@ -33,6 +33,7 @@ struct task {
     sched_policy policy = sched_policy::normal;
     task_state state = task_state::not_started;
     std::vector<bool> cpus_allowed; // empty = every CPU
+    int recent_used_cpu = -1;       // wakeup placement's second choice after prev
 
     // Tick-sampled times (p->utime / p->stime), ns, in whole ticks.
     duration utime = 0;

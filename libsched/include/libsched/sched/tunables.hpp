@@ -49,6 +49,10 @@ struct sched_tunables {
     duration wakeup_granularity = 1'000'000;
     duration idle_min_granularity = 750'000; // 5.15+, not scaled
     unsigned nr_latency = 8;                 // sched_nr_latency
+    // Load balancing: a task that ran this recently is cache hot (-1: always, 0: never);
+    // at most this many tasks examined per pass (sysctl_sched_nr_migrate).
+    duration migration_cost = 500'000;
+    unsigned nr_migrate = 32;
 };
 
 // get_update_sysctl_factor(): cpus = min(online, 8).

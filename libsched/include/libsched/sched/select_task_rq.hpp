@@ -1,0 +1,305 @@
+#pragma once
+// Where a waking or new fair task goes (kernel/sched/fair.c select_task_rq_fair): forks
+// take the slow path (find_idlest_cpu() down the domains that balance forks); wakeups
+// the fast path (wake_affine(), then select_idle_sibling() in the target's LLC).
+#include <libsched/sched/balance_stats.hpp>
+#include <libsched/sched/sched_domain.hpp>
+#include <limits>
+#include <vector>
+
+namespace libsched {
+
+class select_task_rq_fair {
+public:
+    select_task_rq_fair(const fair_params& params, sched_domains& sd, std::vector<rq*> rqs)
+        : p_(params), sd_(sd), rqs_(std::move(rqs)) {}
+
+    // select_task_rq_fair(p, prev_cpu, wake_flags) run on this_cpu (the waker's or the
+    // forking parent's CPU).
+    int operator()(task& p, int prev_cpu, int this_cpu, bool fork) {
+        sched_domain* sd = nullptr;
+        int new_cpu = prev_cpu;
+        const bool want_affine = !fork && p.allowed_on(this_cpu);
+        const sd_flag sd_flag_ = fork ? sd_flag::balance_fork : sd_flag::balance_wake;
+        for (sched_domain* tmp = sd_.lowest(this_cpu); tmp != nullptr; tmp = tmp->parent) {
+            if (want_affine && has(tmp->flags, sd_flag::wake_affine) && tmp->contains(prev_cpu)) {
+                if (this_cpu != prev_cpu)
+                    new_cpu = wake_affine(*tmp, p, this_cpu, prev_cpu);
+                sd = nullptr; // wake_affine over the balance flags
+                break;
+            }
+            if (has(tmp->flags, sd_flag_))
+                sd = tmp;
+            else if (!want_affine)
+                break;
+        }
+        if (sd != nullptr)
+            return find_idlest_cpu(*sd, p, this_cpu, prev_cpu, sd_flag_);
+        if (fork)
+            return new_cpu;
+        return select_idle_sibling(p, prev_cpu, new_cpu);
+    }
+
+private:
+    rq& cpu_rq(int cpu) const { return *rqs_[static_cast<std::size_t>(cpu)]; }
+    bool available_idle_cpu(int cpu) const { return idle_cpu(cpu_rq(cpu)); }
+    bool idle_or_sched_idle(int cpu) const {
+        return available_idle_cpu(cpu) || sched_idle_cpu(cpu_rq(cpu));
+    }
+
+    // wake_affine(): WA_IDLE, then WA_WEIGHT; prev_cpu unless one of them picks this_cpu.
+    int wake_affine(const sched_domain& sd, task& p, int this_cpu, int prev_cpu) const {
+        if (available_idle_cpu(this_cpu) && sd_.cpus_share_cache(this_cpu, prev_cpu))
+            return available_idle_cpu(prev_cpu) ? prev_cpu : this_cpu;
+        if (available_idle_cpu(prev_cpu))
+            return prev_cpu;
+        // wake_affine_weight(): compare the loads as if p ran on either (WA_BIAS).
+        const unsigned long task_load = task_h_load(p);
+        const u64 this_eff =
+            (static_cast<u64>(cpu_load(cpu_rq(this_cpu))) + task_load) * 100 * sched_capacity_scale;
+        const unsigned long prev_load = cpu_load(cpu_rq(prev_cpu));
+        const u64 prev_eff = static_cast<u64>(prev_load > task_load ? prev_load - task_load : 0) *
+                             (100 + (sd.imbalance_pct - 100) / 2) * sched_capacity_scale;
+        return this_eff < prev_eff ? this_cpu : prev_cpu;
+    }
+
+    // select_idle_sibling(): target or prev if idle, p's recently used CPU, an idle
+    // sibling of prev when no core is wholly idle, then a scan of the LLC.
+    int select_idle_sibling(task& p, int prev, int target) {
+        if (idle_or_sched_idle(target))
+            return target;
+        if (prev != target && sd_.cpus_share_cache(prev, target) && idle_or_sched_idle(prev))
+            return prev;
+        const int recent = p.recent_used_cpu;
+        p.recent_used_cpu = prev;
+        if (recent >= 0 && recent != prev && recent != target &&
+            sd_.cpus_share_cache(recent, target) && idle_or_sched_idle(recent) &&
+            p.allowed_on(recent))
+            return recent;
+        sched_domain* llc = sd_.llc(target);
+        if (llc == nullptr)
+            return target;
+        bool has_idle_core = false;
+        if (sd_.smt_active()) {
+            has_idle_core = sd_.llc_shared(target).has_idle_cores;
+            if (!has_idle_core && sd_.cpus_share_cache(prev, target))
+                for (int c : sd_.smt_mask(prev)) // select_idle_smt()
+                    if (c != prev && p.allowed_on(c) && idle_or_sched_idle(c))
+                        return c;
+        }
+        const int i = select_idle_cpu(p, *llc, has_idle_core, target);
+        return i >= 0 ? i : target;
+    }
+
+    // select_idle_cpu(): from target + 1 round the LLC, a wholly idle core while the LLC
+    // says it has one (clearing the hint if not), else any idle CPU within the SIS_UTIL
+    // scan depth (6.0+; before, the SIS_PROP limit, which a model whose scans cost no time
+    // never reaches).
+    int select_idle_cpu(task& p, const sched_domain& llc, bool has_idle_core, int target) {
+        std::vector<int> cpus;
+        for (int c : llc.span)
+            if (p.allowed_on(c))
+                cpus.push_back(c);
+        int nr = std::numeric_limits<int>::max();
+        if (p_.since(6, 0) && !has_idle_core) {
+            nr = sd_.llc_shared(target).nr_idle_scan + 1;
+            if (nr == 1)
+                return -1;
+        }
+        int idle_cpu_found = -1;
+        const auto start = std::upper_bound(llc.span.begin(), llc.span.end(), target);
+        std::vector<int> order(start, llc.span.end());
+        order.insert(order.end(), llc.span.begin(), start);
+        std::vector<bool> skipped(static_cast<std::size_t>(sd_.nr_cpus()), false);
+        for (int c : order) {
+            if (!p.allowed_on(c) || skipped[static_cast<std::size_t>(c)])
+                continue;
+            if (has_idle_core) {
+                // select_idle_core(): all of c's siblings idle; else remember an idle one.
+                bool idle = true;
+                for (int s : sd_.smt_mask(c)) {
+                    if (!available_idle_cpu(s)) {
+                        idle = false;
+                        if (idle_cpu_found == -1 && sched_idle_cpu(cpu_rq(s)) && p.allowed_on(s)) {
+                            idle_cpu_found = s;
+                            break;
+                        }
+                        continue;
+                    }
+                    if (idle_cpu_found == -1 && p.allowed_on(s))
+                        idle_cpu_found = s;
+                }
+                if (idle)
+                    return c;
+                for (int s : sd_.smt_mask(c))
+                    skipped[static_cast<std::size_t>(s)] = true;
+            } else {
+                if (--nr <= 0)
+                    return -1;
+                if (idle_or_sched_idle(c))
+                    return c;
+            }
+        }
+        if (has_idle_core)
+            sd_.llc_shared(target).has_idle_cores = false;
+        return idle_cpu_found;
+    }
+
+    // find_idlest_cpu() (6.10 sched_balance_find_dst_cpu): down from sd, the idlest group
+    // then its idlest CPU, re-descending from the CPU chosen.
+    int find_idlest_cpu(sched_domain& top, task& p, int cpu, int prev_cpu, sd_flag flag) {
+        bool any = false;
+        for (int c : top.span)
+            any = any || p.allowed_on(c);
+        if (!any)
+            return prev_cpu;
+        int new_cpu = cpu;
+        sched_domain* sd = &top;
+        while (sd != nullptr) {
+            if (!has(sd->flags, flag)) {
+                sd = sd->child;
+                continue;
+            }
+            const sched_group* group = find_idlest_group(*sd, p, cpu);
+            if (group == nullptr) {
+                sd = sd->child;
+                continue;
+            }
+            new_cpu = find_idlest_group_cpu(*group, p, cpu);
+            if (new_cpu == cpu) {
+                sd = sd->child;
+                continue;
+            }
+            cpu = new_cpu;
+            const int weight = sd->span_weight();
+            sd = nullptr;
+            for (sched_domain* tmp = sd_.lowest(cpu); tmp != nullptr; tmp = tmp->parent) {
+                if (weight <= tmp->span_weight())
+                    break;
+                if (has(tmp->flags, flag))
+                    sd = tmp;
+            }
+        }
+        return new_cpu;
+    }
+
+    // update_sg_wakeup_stats(): a new task is on no queue yet, so nothing to subtract.
+    void wakeup_stats(const sched_domain& sd, const sched_group& g, sg_lb_stats& s) const {
+        s = {};
+        for (int c : g.cpus) {
+            const rq& r = cpu_rq(c);
+            s.group_load += cpu_load(r);
+            s.group_util += cpu_util_cfs(r);
+            s.group_runnable += cpu_runnable(r);
+            s.sum_h_nr_running += r.cfs.h_nr_queued;
+            s.sum_nr_running += nr_running(r);
+            if (nr_running(r) == 0 && idle_cpu(r))
+                ++s.idle_cpus;
+        }
+        s.group_capacity = g.sgc->capacity;
+        s.group_weight = static_cast<unsigned>(g.weight());
+        s.type = group_classify(sd.imbalance_pct, g, s);
+        if (s.type == group_type::fully_busy || s.type == group_type::overloaded)
+            s.avg_load = group_avg_load(s);
+    }
+
+    // update_pick_idlest()
+    static bool pick_idlest(const sg_lb_stats& idlest, const sg_lb_stats& s) {
+        if (s.type != idlest.type)
+            return s.type < idlest.type;
+        switch (s.type) {
+        case group_type::overloaded:
+        case group_type::fully_busy:
+            return idlest.avg_load > s.avg_load;
+        case group_type::has_spare:
+            if (idlest.idle_cpus > s.idle_cpus)
+                return false;
+            return !(idlest.idle_cpus == s.idle_cpus && idlest.group_util <= s.group_util);
+        default:
+            return false;
+        }
+    }
+
+    // find_idlest_group(): nullptr keeps the task in the local group.
+    const sched_group* find_idlest_group(const sched_domain& sd, task& p, int this_cpu) const {
+        const sched_group* idlest = nullptr;
+        const sched_group* local = nullptr;
+        sg_lb_stats idlest_s, local_s;
+        idlest_s.type = group_type::overloaded;
+        idlest_s.avg_load = std::numeric_limits<unsigned long>::max();
+        for (const sched_group& g : sd.groups) {
+            bool allowed = false;
+            for (int c : g.cpus)
+                allowed = allowed || p.allowed_on(c);
+            if (!allowed)
+                continue;
+            sg_lb_stats s;
+            wakeup_stats(sd, g, s);
+            if (g.contains(this_cpu)) {
+                local = &g;
+                local_s = s;
+            } else if (pick_idlest(idlest_s, s)) {
+                idlest = &g;
+                idlest_s = s;
+            }
+        }
+        if (idlest == nullptr)
+            return nullptr;
+        if (local == nullptr)
+            return idlest;
+        if (local_s.type != idlest_s.type)
+            return local_s.type < idlest_s.type ? nullptr : idlest;
+        switch (local_s.type) {
+        case group_type::overloaded:
+        case group_type::fully_busy: {
+            const unsigned long imbalance = sched_capacity_scale * (sd.imbalance_pct - 100) / 100;
+            if (idlest_s.avg_load >= local_s.avg_load + imbalance)
+                return nullptr;
+            if (100 * local_s.avg_load <= sd.imbalance_pct * idlest_s.avg_load)
+                return nullptr;
+            return idlest;
+        }
+        case group_type::has_spare:
+            // NUMA: a lightly loaded local node keeps the task near its parent.
+            if (has(sd.flags, sd_flag::numa) && local_s.sum_nr_running + 1 <= sd.imb_numa_nr)
+                return nullptr;
+            return local_s.idle_cpus >= idlest_s.idle_cpus ? nullptr : idlest;
+        default:
+            return nullptr;
+        }
+    }
+
+    // find_idlest_group_cpu(): a CPU running only SCHED_IDLE tasks; else the idle CPU that
+    // went idle last (no idle states are modelled, so none is shallower); else the least
+    // loaded.
+    int find_idlest_group_cpu(const sched_group& g, task& p, int this_cpu) const {
+        if (g.weight() == 1)
+            return g.cpus.front();
+        unsigned long min_load = std::numeric_limits<unsigned long>::max();
+        sim_time latest_idle = -1;
+        int least_loaded = this_cpu, shallowest_idle = -1;
+        for (int c : g.cpus) {
+            if (!p.allowed_on(c))
+                continue;
+            const rq& r = cpu_rq(c);
+            if (sched_idle_cpu(r))
+                return c;
+            if (available_idle_cpu(c)) {
+                if (r.idle_stamp > latest_idle) {
+                    latest_idle = r.idle_stamp;
+                    shallowest_idle = c;
+                }
+            } else if (shallowest_idle == -1 && cpu_load(r) < min_load) {
+                min_load = cpu_load(r);
+                least_loaded = c;
+            }
+        }
+        return shallowest_idle != -1 ? shallowest_idle : least_loaded;
+    }
+
+    fair_params p_;
+    sched_domains& sd_;
+    std::vector<rq*> rqs_;
+};
+
+} // namespace libsched

@@ -1,0 +1,46 @@
+#pragma once
+// stop_sched_class (kernel/sched/stop_task.c): the class of each CPU's stopper thread
+// ("migration/N"), above every other. The core wakes it for work that must run on that
+// CPU with nothing else running there, such as pushing away the task it preempted in an
+// active balance.
+#include <libsched/sched/sched_class.hpp>
+#include <vector>
+
+namespace libsched {
+
+class stop_sched_class final : public sched_class {
+public:
+    explicit stop_sched_class(int cpus)
+        : sched_class(sched_class_rank::stop), queued_(static_cast<std::size_t>(cpus), nullptr) {}
+
+    void enqueue_task(rq& r, task& p, enqueue_flags) override {
+        queued_[static_cast<std::size_t>(r.cpu)] = &p;
+        p.se.on_rq = true;
+    }
+    bool dequeue_task(rq& r, task& p, dequeue_flags) override {
+        queued_[static_cast<std::size_t>(r.cpu)] = nullptr;
+        p.se.on_rq = false;
+        return true;
+    }
+    // pick_task_stop(): the stopper while it has work.
+    task* pick_next_task(rq& r, task&) override { return queued_[static_cast<std::size_t>(r.cpu)]; }
+    void put_prev_task(rq&, task&) override {}
+    void set_next_task(rq&, task&) override {}
+    void task_tick(rq&, task&, bool) override {}
+    void wakeup_preempt(rq&, task&, wake_flags) override {}
+    void update_curr(rq&) override {}
+    // select_task_rq_stop(): a stopper never leaves its CPU.
+    int select_task_rq(task& p, int, int, wake_flags) override { return p.cpu; }
+    bool balance(rq& r, task&) override { return queued_[static_cast<std::size_t>(r.cpu)] != nullptr; }
+    void migrate_task_rq(task&, int) override {}
+    void task_fork(rq&, task&) override {}
+    void reweight_task(rq&, task&, load_weight) override {}
+    void prio_changed(rq&, task&, int) override {}
+    void switched_to(rq&, task&) override {}
+    std::optional<duration> hrtick_delay(rq&) override { return std::nullopt; }
+
+private:
+    std::vector<task*> queued_; // per CPU: its stopper if woken
+};
+
+} // namespace libsched
