@@ -4,6 +4,7 @@
 // (my_q) and is queued on its parent's; a task's entity has no my_q.
 #include <iterator>
 #include <libsched/sched/detail/rb_node.hpp>
+#include <libsched/sched/sched_avg.hpp>
 #include <libsched/sched/weight.hpp>
 
 namespace libsched {
@@ -28,6 +29,7 @@ struct sched_entity : detail::rb_node {
     duration sum_exec_runtime = 0;
     duration prev_sum_exec_runtime = 0; // sum_exec_runtime when last picked
     u64 nr_migrations = 0;
+    sched_avg avg; // PELT (sched/pelt.hpp)
 
     // The hierarchy (CONFIG_FAIR_GROUP_SCHED): the group entity above, nullptr at the top;
     // the queue this entity is queued on; a group entity's own queue.
