@@ -94,6 +94,7 @@ public:
         p.state = task_state::runnable;
         trace(trace_kind::sched_wakeup_new, p);
         p.sched_class->task_fork(r, p);
+        post_init_entity_util_avg(p); // on the chosen CPU, before the first enqueue
         p.sched_class->enqueue_task(
             r, p, params().since(6, 12) ? enqueue_flags::initial : enqueue_flags::none);
         wakeup_preempt(r, p, wake_flags::fork);
