@@ -339,15 +339,6 @@ TEST_CASE("switched_to_fair: a queued task that joins the class may preempt") {
     CHECK(cpu.r.need_resched);
 }
 
-TEST_CASE("select_task_rq_fair stays on the task's CPU while allowed, else its first CPU") {
-    fair_cpu cpu(fair_params({6, 12}, default_tunables({6, 12}, 2, 250)));
-    task t;
-    CHECK(cpu.fc.select_task_rq(t, 1, wake_flags::none) == 1);
-    t.cpus_allowed = {true, false};
-    CHECK(cpu.fc.select_task_rq(t, 1, wake_flags::none) == 0);
-    CHECK(cpu.fc.select_task_rq(t, 0, wake_flags::none) == 0);
-}
-
 TEST_CASE("balance_fair: the class has work exactly when it has queued tasks") {
     fair_cpu cpu(fair_params({6, 12}, default_tunables({6, 12}, 1, 250)));
     CHECK_FALSE(cpu.fc.balance(cpu.r, cpu.r.idle));

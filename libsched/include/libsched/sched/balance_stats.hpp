@@ -8,9 +8,6 @@
 
 namespace libsched {
 
-// SCHED_CAPACITY_SCALE: a CPU's capacity with nothing but fair tasks on a symmetric machine.
-inline constexpr unsigned long sched_capacity_scale = 1024;
-
 // enum cpu_idle_type
 enum class cpu_idle_type { idle, not_idle, newly_idle };
 

@@ -4,6 +4,7 @@
 // update_min_vruntime), as kernels 6.6-6.18 keep it relative to min_vruntime.
 #include <libsched/sched/calc_delta.hpp>
 #include <libsched/sched/detail/timeline.hpp>
+#include <libsched/sched/sched_avg.hpp>
 
 namespace libsched {
 
@@ -32,6 +33,17 @@ struct cfs_rq {
 
     // Starts just below zero so that wraparound paths run early (init_cfs_rq).
     u64 min_vruntime = static_cast<u64>(-(s64{1} << 20));
+
+    // PELT (sched/pelt.hpp): the queue's signals, its entities' blocked load included, and
+    // the averages of entities that left while asleep (migrated at wakeup, exited), taken
+    // off at the queue's next update (cfs_rq->removed).
+    sched_avg avg;
+    struct {
+        unsigned nr = 0;
+        u64 load_avg = 0;
+        u64 util_avg = 0;
+        u64 runnable_avg = 0;
+    } removed;
 
     struct rq* rq = nullptr; // the CPU's run queue this queue belongs to (rq_of())
 

@@ -68,7 +68,7 @@ public:
             cpus_.push_back(std::move(cs));
         }
         if (topo.nr_cpus() > 1) {
-            lb_ = std::make_unique<load_balancer>(topo, params, rqs, *this);
+            lb_ = std::make_unique<load_balancer>(topo, params, rqs, static_cast<balance_ops&>(*this));
             placement_ = std::make_unique<select_task_rq_fair>(params, lb_->domains(), rqs);
             fair_.set_placement(placement_.get());
         }
@@ -116,6 +116,7 @@ public:
         p.state = task_state::runnable;
         trace(trace_kind::sched_wakeup_new, p);
         p.sched_class->task_fork(r, p);
+        post_init_entity_util_avg(p); // on the chosen CPU, before the first enqueue
         p.sched_class->enqueue_task(
             r, p, params().since(6, 12) ? enqueue_flags::initial : enqueue_flags::none);
         activated(r);

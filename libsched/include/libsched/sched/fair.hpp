@@ -5,6 +5,7 @@
 // walks (for_each_sched_entity) are those of the kernel, today over a single level.
 #include <libsched/sched/cfs.hpp>
 #include <libsched/sched/eevdf.hpp>
+#include <libsched/sched/pelt.hpp>
 #include <libsched/sched/sched_class.hpp>
 #include <libsched/sched/select_task_rq.hpp>
 #include <optional>
@@ -20,8 +21,12 @@ public:
 
     // ---- the class's hooks ----
 
-    // enqueue_task_fair(): a wakeup of a delayed task only requeues it (6.12+).
+    // enqueue_task_fair(): a wakeup of a delayed task only requeues it (6.12+). The task's
+    // estimate joins the CPU's first, unless a delayed task (whose estimate stayed) is only
+    // being moved or restored (6.12+, 729288bc6856).
     void enqueue_task(rq& r, task& p, enqueue_flags flags) override {
+        if (!(p.se.sched_delayed && (p.migrating || has(flags, enqueue_flags::restore))))
+            util_est_enqueue(r.cfs, p);
         if (has(flags, enqueue_flags::delayed)) {
             requeue_delayed_entity(p.se);
             return;
@@ -43,14 +48,28 @@ public:
         for (sched_entity& e : for_each_sched_entity(se)) {
             ++cfs_rq_of(e).h_nr_queued;
             cfs_rq_of(e).h_nr_idle += idle;
+            update_load_avg(p_, cfs_rq_of(e), e, update_load_flags::update_tg);
         }
         r.cfs_tasks.push_front(p.se); // account_entity_enqueue(): the task joins cfs_tasks
     }
 
-    // dequeue_task_fair(): false if the task stays queued as delayed (6.12+).
+    // dequeue_task_fair(): false if the task stays queued as delayed (6.12+). The task's
+    // estimate leaves the CPU's (a delayed one's stays while it is moved or saved, 6.12+),
+    // and a sleep samples util_avg into it: after the dequeue has brought util_avg up to
+    // now before 6.12, before it from 6.12 (729288bc6856). A dead task's load is removed
+    // as task_dead_fair() does, which the kernel runs right after this last dequeue.
     bool dequeue_task(rq& r, task& p, dequeue_flags flags) override {
-        (void)r;
-        return dequeue_entities(p.se, flags);
+        const bool sleep = has(flags, dequeue_flags::sleep);
+        if (!(p.se.sched_delayed && (p.migrating || has(flags, dequeue_flags::save))))
+            util_est_dequeue(r.cfs, p);
+        if (p_.since(6, 12))
+            util_est_update(p_, p, sleep);
+        const bool dequeued = dequeue_entities(p.se, flags);
+        if (!p_.since(6, 12))
+            util_est_update(p_, p, sleep);
+        if (p.state == task_state::dead)
+            remove_entity_load_avg(cfs_rq_of(p.se), p.se);
+        return dequeued;
     }
 
     // pick_next_task_fair(): the pick walks down from the CPU's queue through group
@@ -173,12 +192,18 @@ public:
 
     // migrate_task_rq_fair(): before 6.6 a waking task's vruntime leaves relative to its old
     // queue (the enqueue with ENQUEUE_MIGRATED adds the new one's); a queued task's was made
-    // relative by its dequeue. A migrated task is no longer cache hot.
+    // relative by its dequeue. A migrated task is no longer cache hot. Its load leaves the
+    // old queue: a waking task's through the queue's removed load; a queued one's was
+    // detached by its dequeue (DO_DETACH; before 6.1 detached here, at the same instant).
+    // last_update_time 0 tells the new queue to attach it.
     void migrate_task_rq(task& p, int new_cpu) override {
         (void)new_cpu;
         sched_entity& se = p.se;
         if (!p_.eevdf() && p.state == task_state::sleeping && !se.on_rq)
             se.vruntime -= cfs_rq_of(se).min_vruntime;
+        if (!p.migrating)
+            remove_entity_load_avg(cfs_rq_of(se), se);
+        se.avg.last_update_time = 0;
         se.exec_start = 0;
     }
 
@@ -189,6 +214,7 @@ public:
         (void)r;
         sched_entity& se = p.se;
         cfs_rq& q = cfs_rq_of(se);
+        init_entity_runnable_average(se);
         se.vlag = 0;
         if (!se.custom_slice)
             se.slice = p_.tun.base_slice;
@@ -306,6 +332,8 @@ public:
             if (renorm && !is_curr)
                 se.vruntime += q.min_vruntime;
         }
+        // The kernel updates the load right after update_curr(); placement does not read it.
+        update_load_avg(p_, q, se, update_load_flags::update_tg | update_load_flags::do_attach);
         account_entity_enqueue(q, se);
         if (!p_.eevdf() && has(flags, enqueue_flags::wakeup))
             cfs::place_entity(p_, q, se, false);
@@ -320,14 +348,19 @@ public:
         const bool delayed = has(flags, dequeue_flags::delayed);
         update_curr(q);
         clear_buddies(q, se);
-        if (p_.eevdf()) {
-            if (!delayed) {
-                const bool delay = sleep && !has(flags, dequeue_flags::special);
-                if (p_.feat(feature::delay_dequeue) && delay && !entity_eligible(q, se)) {
-                    set_delayed(se);
-                    return false;
-                }
+        const bool migrating = entity_is_task(se) && task_of(se)->migrating;
+        if (p_.eevdf() && !delayed) {
+            const bool delay = sleep && !has(flags, dequeue_flags::special);
+            if (p_.feat(feature::delay_dequeue) && delay && !entity_eligible(q, se)) {
+                update_load_avg(p_, q, se, update_load_flags::none);
+                set_delayed(se);
+                return false;
             }
+        }
+        update_load_avg(p_, q, se,
+                        migrating ? update_load_flags::update_tg | update_load_flags::do_detach
+                                  : update_load_flags::update_tg);
+        if (p_.eevdf()) {
             eevdf::update_entity_lag(p_, q, se);
             if (p_.feat(feature::place_rel_deadline) && !sleep) {
                 se.deadline -= se.vruntime;
@@ -364,7 +397,7 @@ public:
                     se.deadline = static_cast<u64>(
                         scale_by_weight(static_cast<s64>(se.deadline), se.load.weight, lw.weight));
             }
-            se.load = lw;
+            reweight_load_avg(p_, q, se, lw);
             return;
         }
         reweight_queued(q, se, lw);
@@ -375,6 +408,7 @@ public:
             clear_buddies(q, se);
         if (se.on_rq) {
             timeline_erase(q, se);
+            update_load_avg(p_, q, se, update_load_flags::update_tg); // waited, not ran
             if (p_.eevdf()) {
                 if (p_.since(6, 17))
                     eevdf::set_protect_slice(p_, q, se);
@@ -391,6 +425,7 @@ public:
         if (prev.on_rq) {
             update_curr(q);
             timeline_insert(q, prev);
+            update_load_avg(p_, q, prev, update_load_flags::none); // ran until now
         }
         q.curr = nullptr;
     }
@@ -414,7 +449,7 @@ private:
             if (is_curr)
                 update_curr(q);
             update_load_sub(q.load, old_w);
-            se.load = lw;
+            reweight_load_avg(p_, q, se, lw);
             update_load_add(q.load, lw.weight);
             return;
         }
@@ -427,7 +462,7 @@ private:
             const s64 rel =
                 scale_by_weight(static_cast<s64>(se.deadline - se.vruntime), old_w, lw.weight);
             se.deadline = se.vruntime + static_cast<u64>(rel);
-            se.load = lw;
+            reweight_load_avg(p_, q, se, lw);
             update_load_add(q.load, lw.weight);
             if (!is_curr)
                 timeline_insert(q, se);
@@ -442,7 +477,7 @@ private:
             eevdf::update_entity_lag_at(p_, v, se);
             const s64 vlag = scale_by_weight(se.vlag, old_w, lw.weight);
             const s64 vslice = scale_by_weight(static_cast<s64>(se.deadline - v), old_w, lw.weight);
-            se.load = lw;
+            reweight_load_avg(p_, q, se, lw);
             se.vruntime = v - static_cast<u64>(vlag);
             se.deadline = v + static_cast<u64>(vslice);
             update_load_add(q.load, lw.weight);
@@ -463,7 +498,7 @@ private:
         se.vlag = scale_by_weight(se.vlag, old_w, lw.weight);
         se.deadline =
             static_cast<u64>(scale_by_weight(static_cast<s64>(se.deadline), old_w, lw.weight));
-        se.load = lw;
+        reweight_load_avg(p_, q, se, lw);
         // 6.16 adds the load after the placement; place_entity() does not read it.
         eevdf::place_entity(p_, q, se, enqueue_flags::none);
         update_load_add(q.load, lw.weight);
@@ -501,6 +536,7 @@ private:
         for (sched_entity& e : for_each_sched_entity(se)) {
             cfs_rq_of(e).h_nr_queued -= h_nr;
             cfs_rq_of(e).h_nr_idle -= idle;
+            update_load_avg(p_, cfs_rq_of(e), e, update_load_flags::update_tg);
         }
         if (task) { // account_entity_dequeue(): the task leaves cfs_tasks
             cfs_task_list& l = rq_of(cfs_rq_of(first)).cfs_tasks;
@@ -513,6 +549,7 @@ private:
     // when more than one entity is queued. The HRTICK expiry (queued) reschedules outright.
     void entity_tick(cfs_rq& q, sched_entity& curr, bool queued) {
         update_curr(q);
+        update_load_avg(p_, q, curr, update_load_flags::update_tg);
         if (queued) {
             resched_curr(rq_of(q));
             return;
@@ -607,6 +644,7 @@ private:
                 ++q.nr_queued;
             }
         }
+        update_load_avg(p_, q, se, update_load_flags::none); // waited as delayed until now
         clear_delayed(se);
     }
 

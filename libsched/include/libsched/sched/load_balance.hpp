@@ -130,7 +130,7 @@ public:
                 continue;
             if (ilb.need_resched || nr_running(ilb) > 0)
                 break;
-            update_blocked_averages(r, now);
+            update_blocked_averages(p_, r);
             if (jiffies(now) >= r.next_balance) {
                 ++counters_[static_cast<std::size_t>(ilb.cpu)].nohz_kicks;
                 rebalance_domains(r, now, cpu_idle_type::idle);
@@ -151,7 +151,7 @@ public:
         // Before 5.17 also not when the CPU's idle periods average under migration_cost.
         if (!overloaded_ || (!p_.since(5, 17) && r.avg_idle < p_.tun.migration_cost))
             return false;
-        update_blocked_averages(r, now);
+        update_blocked_averages(p_, r);
         bool continue_balancing = true;
         for (sched_domain* sd = sd_.lowest(r.cpu); sd != nullptr; sd = sd->parent) {
             if (!continue_balancing)
@@ -293,7 +293,7 @@ private:
 
     // run_rebalance_domains(): blocked averages brought up to date, then the domains.
     void run_rebalance_domains(rq& r, sim_time now, cpu_idle_type idle) {
-        update_blocked_averages(r, now);
+        update_blocked_averages(p_, r);
         rebalance_domains(r, now, idle);
     }
 

@@ -12,7 +12,7 @@ namespace libsched {
 // rq->cfs_tasks: the queued fair tasks, most recently run at the front; load balancing
 // takes from the back.
 using cfs_task_list = boost::intrusive::list<
-    sched_entity, boost::intrusive::member_hook<sched_entity, boost::intrusive::list_member_hook<>,
+    sched_entity, boost::intrusive::member_hook<sched_entity, decltype(sched_entity::group_node),
                                                 &sched_entity::group_node>>;
 
 struct rq {

@@ -5,6 +5,7 @@
 #include <boost/intrusive/list_hook.hpp>
 #include <iterator>
 #include <libsched/sched/detail/rb_node.hpp>
+#include <libsched/sched/sched_avg.hpp>
 #include <libsched/sched/weight.hpp>
 
 namespace libsched {
@@ -29,6 +30,7 @@ struct sched_entity : detail::rb_node {
     duration sum_exec_runtime = 0;
     duration prev_sum_exec_runtime = 0; // sum_exec_runtime when last picked
     u64 nr_migrations = 0;
+    sched_avg avg; // PELT (sched/pelt.hpp)
 
     // The hierarchy (CONFIG_FAIR_GROUP_SCHED): the group entity above, nullptr at the top;
     // the queue this entity is queued on; a group entity's own queue.
@@ -37,8 +39,10 @@ struct sched_entity : detail::rb_node {
     struct cfs_rq* my_q = nullptr;
     int depth = 0;
     struct task* owner = nullptr; // the task of a task's entity
-    // A queued task's place in its rq's cfs_tasks list (most recently run first).
-    boost::intrusive::list_member_hook<> group_node;
+    // A queued task's place in its rq's cfs_tasks list (most recently run first). Normal
+    // links: tasks and queues may be destroyed in either order at the end of a run.
+    boost::intrusive::list_member_hook<boost::intrusive::link_mode<boost::intrusive::normal_link>>
+        group_node;
 };
 
 inline bool entity_is_task(const sched_entity& se) {

@@ -34,6 +34,9 @@ struct task {
     task_state state = task_state::not_started;
     std::vector<bool> cpus_allowed; // empty = every CPU
     int recent_used_cpu = -1;       // wakeup placement's second choice after prev
+    // TASK_ON_RQ_MIGRATING: a queued task being moved to another CPU (dequeued here,
+    // set_task_cpu(), enqueued there), set by whoever moves it for the duration of the move.
+    bool migrating = false;
 
     // Tick-sampled times (p->utime / p->stime), ns, in whole ticks.
     duration utime = 0;
