@@ -166,6 +166,18 @@ inline kernel_version read_kernel(const toml::node& n, const std::string& field)
     throw scenario_error(field, not_a_release(text));
 }
 
+// Why name is no topology preset, with the presets and the nearest of them.
+inline std::string not_a_topology_preset(const std::string& name) {
+    std::vector<std::string_view> names{"host"};
+    std::string listed;
+    for (const topology_preset& p : topology_presets) {
+        names.push_back(p.name);
+        listed += "\"" + std::string{p.name} + "\", ";
+    }
+    return "\"" + name + "\" is not a topology preset (" + listed +
+           "or \"host\" for this machine)" + did_you_mean(name, names);
+}
+
 // topology = "1c2t" (a preset), "host" (this machine, read now) or { packages = 2,
 // cores = 8, threads = 2, llcs = 1, nodes = 1 } (cores per package, threads per core, LLCs
 // and nodes per package; each 1 when left out).
@@ -182,15 +194,7 @@ inline cpu_topology read_topology(const toml::node& n, const std::string& field,
         }
         if (auto t = preset_topology(name))
             return *std::move(t);
-        std::vector<std::string_view> names{"host"};
-        std::string listed;
-        for (const topology_preset& p : topology_presets) {
-            names.push_back(p.name);
-            listed += "\"" + std::string{p.name} + "\", ";
-        }
-        throw scenario_error(field, "\"" + name + "\" is not a topology preset (" + listed +
-                                        "or \"host\" for this machine)" +
-                                        did_you_mean(name, names));
+        throw scenario_error(field, not_a_topology_preset(name));
     }
     if (!n.is_table())
         wrong_type(field, n,
