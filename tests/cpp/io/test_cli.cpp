@@ -331,3 +331,74 @@ TEST_CASE("run --kernel and --hz override the file's machine") {
     CHECK(old.status == 1);
     CHECK(old.err.find("machine.kernel") != std::string::npos);
 }
+
+namespace {
+
+// The rows of print_topology()'s CPU table: cpu, package, core, thread, llc, node.
+std::vector<std::vector<int>> cpu_rows(const std::string& out) {
+    std::istringstream lines(out);
+    const std::regex row(R"(^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)$)");
+    std::vector<std::vector<int>> rows;
+    for (std::string line; std::getline(lines, line);) {
+        std::smatch m;
+        if (std::regex_match(line, m, row))
+            rows.push_back({std::stoi(m[1]), std::stoi(m[2]), std::stoi(m[3]), std::stoi(m[4]),
+                            std::stoi(m[5]), std::stoi(m[6])});
+    }
+    return rows;
+}
+
+} // namespace
+
+TEST_CASE("topology lists the presets, and prints one's CPUs and distances") {
+    const auto list = cli({"topology"});
+    CHECK(list.status == 0);
+    for (const topology_preset& p : topology_presets) {
+        CHECK(contains(list.out, std::string{p.name}));
+        CHECK(contains(list.out, std::string{p.description}));
+    }
+
+    const auto vm = cli({"topology", "1c2t"});
+    CHECK(vm.status == 0);
+    CHECK(contains(vm.out, "2 CPUs, 1 package, 1 core, 1 LLC, 1 node"));
+    // Both CPUs on core 0, threads 0 and 1.
+    CHECK(cpu_rows(vm.out) ==
+          std::vector<std::vector<int>>{{0, 0, 0, 0, 0, 0}, {1, 0, 0, 1, 0, 0}});
+
+    const auto box = cli({"topology", "2s32c2t"});
+    CHECK(box.status == 0);
+    const auto rows = cpu_rows(box.out);
+    REQUIRE(rows.size() == 128);
+    CHECK(rows[32] == std::vector<int>{32, 1, 32, 0, 1, 1});
+    CHECK(rows[64] == std::vector<int>{64, 0, 0, 1, 0, 0});
+    const std::regex distances(R"(node distances\n.*\n.*\n\s*0\s+10\s+20\n\s*1\s+20\s+10\n)");
+    CHECK(std::regex_search(box.out, distances));
+}
+
+TEST_CASE("topology names an unknown preset and suggests the nearest") {
+    const auto r = cli({"topology", "8c16"});
+    CHECK(r.status == 2);
+    CHECK(contains(r.err, "\"8c16\" is not a topology preset"));
+    CHECK(contains(r.err, "did you mean \"8c16t\"?"));
+}
+
+TEST_CASE("topology host reads a sysfs tree, and names what it cannot read") {
+    const std::filesystem::path root = temp_path("sysfs");
+    const std::filesystem::path cpu = root / "devices" / "system" / "cpu";
+    std::filesystem::create_directories(cpu / "cpu0" / "topology");
+    std::filesystem::create_directories(cpu / "cpu1" / "topology");
+    std::ofstream(cpu / "online") << "0-1\n";
+    std::ofstream(cpu / "cpu0" / "topology" / "core_cpus_list") << "0-1\n";
+    std::ofstream(cpu / "cpu1" / "topology" / "core_cpus_list") << "0-1\n";
+    const auto vm = cli({"topology", "host", "--sysfs", root.string()});
+    CHECK(vm.status == 0);
+    CHECK(cpu_rows(vm.out) ==
+          std::vector<std::vector<int>>{{0, 0, 0, 0, 0, 0}, {1, 0, 0, 1, 0, 0}});
+
+    std::ofstream(cpu / "online") << "0-one\n";
+    const auto bad = cli({"topology", "host", "--sysfs", root.string()});
+    CHECK(bad.status == 1);
+    CHECK(contains(bad.err, (cpu / "online").string()));
+    CHECK(contains(bad.err, "is not a CPU list"));
+    std::filesystem::remove_all(root);
+}

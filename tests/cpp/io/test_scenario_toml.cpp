@@ -553,3 +553,77 @@ TEST_CASE("an empty affinity list is an error, not every CPU") {
         CHECK(e.field() == "tasks[0].affinity");
     }
 }
+
+TEST_CASE("machine.topology: a preset or a shape gives the CPUs and their count") {
+    const scenario vm = parse_scenario(replaced("cpus = 2", "topology = \"1c2t\""), "vm.toml");
+    REQUIRE(vm.machine.topology);
+    CHECK(vm.machine.cpus == 2);
+    CHECK(vm.machine.topology->same_core(0, 1));
+
+    const scenario box = parse_scenario(
+        replaced("cpus = 2", "topology = { packages = 2, cores = 4, threads = 2 }"), "box.toml");
+    REQUIRE(box.machine.topology);
+    CHECK(box.machine.cpus == 16);
+    CHECK(box.machine.topology->nr_nodes() == 2);
+    CHECK(box.machine.topology->same_core(0, 8));
+    CHECK_FALSE(box.machine.topology->same_package(0, 4));
+
+    // A shape's left-out members are 1; LLCs and nodes split a package's cores.
+    const scenario amd = parse_scenario(
+        replaced("cpus = 2", "cpus = 8\ntopology = { cores = 8, llcs = 2, nodes = 2 }"), "a.toml");
+    REQUIRE(amd.machine.topology);
+    CHECK(amd.machine.cpus == 8);
+    CHECK(amd.machine.topology->same_llc(0, 3));
+    CHECK_FALSE(amd.machine.topology->same_node(3, 4));
+
+    // Without a topology the machine has none, and cpus cores (topology_of).
+    CHECK_FALSE(parse_scenario(base, "p.toml").machine.topology);
+}
+
+TEST_CASE("machine.topology mistakes name the field") {
+    struct mistake {
+        const char* to; // in place of "cpus = 2"
+        const char* field;
+        const char* says;
+    };
+    const std::vector<mistake> mistakes = {
+        {"topology = \"1c2tt\"", "machine.topology", "did you mean \"1c2t\"?"},
+        {"topology = \"1c2tt\"", "machine.topology", "\"2s32c2t\""},
+        {"topology = \"hostt\"", "machine.topology", "did you mean \"host\"?"},
+        {"topology = 4", "machine.topology", "expected a preset name such as \"1c2t\""},
+        {"topology = { packages = 1, core = 4 }", "machine.topology.core",
+         "unknown key; did you mean \"cores\"?"},
+        {"topology = { cores = \"4\" }", "machine.topology.cores", "expected an integer"},
+        {"topology = { cores = 0 }", "machine.topology.cores", "0 is outside [1, 4096]"},
+        {"topology = { cores = 6, llcs = 4 }", "machine.topology.llcs",
+         "4 LLCs cannot share 6 cores a package evenly"},
+        {"topology = { cores = 4, nodes = 2 }", "machine.topology.nodes",
+         "2 nodes cannot share 1 LLCs"},
+        {"topology = { packages = 64, cores = 64, threads = 2 }", "machine.topology.cores",
+         "8192 CPUs, more than 4096"},
+        {"cpus = 4\ntopology = \"1c2t\"", "machine.cpus",
+         "4 but machine.topology has 2 CPUs (leave cpus out to take the topology's)"},
+    };
+    for (const mistake& m : mistakes) {
+        const scenario_error e = error_of(replaced("cpus = 2", m.to));
+        INFO(e.what());
+        CHECK(e.field() == m.field);
+        CHECK(contains(e.reason(), m.says));
+    }
+    // Affinity is checked against the topology's CPUs.
+    std::string one_cpu = replaced("cpus = 2", "topology = \"1c\"");
+    one_cpu.replace(one_cpu.find("affinity = [0]"), 14, "affinity = [1]");
+    const scenario_error e = error_of(one_cpu);
+    CHECK(e.field() == "tasks[0].affinity");
+    CHECK(contains(e.reason(), "affinity to CPU 1 but the machine has 1 CPU"));
+}
+
+TEST_CASE("topology = \"host\" reads this machine when the file is loaded") {
+    std::error_code ec;
+    if (!std::filesystem::exists("/sys/devices/system/cpu/online", ec))
+        return; // not Linux, or no sysfs
+    const scenario sc = parse_scenario(replaced("cpus = 2", "topology = \"host\""), "h.toml");
+    REQUIRE(sc.machine.topology);
+    CHECK(sc.machine.cpus == read_host_topology().nr_cpus());
+    CHECK(sc.machine.cpus >= 1);
+}

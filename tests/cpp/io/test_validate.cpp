@@ -406,3 +406,36 @@ TEST_CASE("a custom slice needs 6.12 and is clamped like __setparam_fair") {
               sc.tasks[1].slice = 2'000'000;
           }).empty());
 }
+
+TEST_CASE("a topology must be consistent and agree with machine.cpus") {
+    const auto with = [](cpu_topology t) {
+        return [t](scenario& sc) {
+            sc.machine.cpus = t.nr_cpus();
+            sc.machine.topology = t;
+        };
+    };
+    CHECK(warnings_of(with(symmetric_topology(1, 1, 1))).empty());
+    CHECK(validate(valid_scenario()).empty()); // no topology: cpus cores
+
+    const auto mismatch = rejected([](scenario& sc) {
+        sc.machine.cpus = 3;
+        sc.machine.topology = symmetric_topology(1, 2, 2);
+    });
+    CHECK(mismatch.field == "machine.cpus");
+    CHECK(mismatch.reason == "3 but machine.topology has 4 CPUs (leave cpus out to take the "
+                             "topology's)");
+
+    cpu_topology split = symmetric_topology(1, 2, 2);
+    split.cpus[2].llc = 1; // cpu 0's SMT sibling in another LLC
+    const auto inconsistent = rejected(with(split));
+    CHECK(inconsistent.field == "machine.topology");
+    CHECK(inconsistent.reason == "cpu 2 shares a core with cpu 0 but is in llc 1, not 0");
+
+    CHECK(rejected(with(symmetric_topology(1, 4097, 1))).field == "machine.topology");
+    // An affinity beyond a mismatched topology is not reported again.
+    CHECK(error_fields([](scenario& sc) {
+              sc.machine.cpus = 8;
+              sc.machine.topology = symmetric_topology(1, 2, 1);
+              sc.tasks[0].affinity = {5};
+          }) == std::vector<std::string>{"machine.cpus"});
+}

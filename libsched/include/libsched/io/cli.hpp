@@ -1,6 +1,6 @@
 #pragma once
-// The libsched command line: run, replay, check, features, weights. run_cli() is the whole
-// program without argv[0]; tools/cli/main.cpp and the Python console script both call it.
+// The libsched command line: run, replay, check, features, weights, topology. run_cli() is the
+// whole program without argv[0]; tools/cli/main.cpp and the Python console script both call it.
 // Exit status: 0 success, 1 a scenario or file error or a replay outside its tolerance, 2 a
 // usage error.
 #include <CLI/CLI.hpp>
@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <libsched/io/host_topology.hpp>
 #include <libsched/io/report.hpp>
 #include <libsched/io/result_json.hpp>
 #include <libsched/io/scenario_toml.hpp>
@@ -18,10 +19,12 @@
 #include <libsched/scenario/validate.hpp>
 #include <libsched/sched/features.hpp>
 #include <libsched/sched/kernel_version.hpp>
+#include <libsched/sched/topology_presets.hpp>
 #include <libsched/sched/weight.hpp>
 #include <libsched/version.hpp>
 #include <optional>
 #include <ostream>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -328,6 +331,76 @@ inline int cmd_weights(std::ostream& out) {
     return exit_ok;
 }
 
+// "N CPUs, P packages, C cores, L LLCs, N nodes" of a topology.
+inline std::string topology_counts(const cpu_topology& t) {
+    std::set<int> packages, cores, llcs;
+    for (const cpu_topology::cpu_place& p : t.cpus) {
+        packages.insert(p.package);
+        cores.insert(p.core);
+        llcs.insert(p.llc);
+    }
+    const auto count = [](std::size_t n, const char* noun) {
+        return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+    };
+    return count(t.cpus.size(), "CPU") + ", " + count(packages.size(), "package") + ", " +
+           count(cores.size(), "core") + ", " + count(llcs.size(), "LLC") + ", " +
+           count(t.distance.size(), "node");
+}
+
+inline void print_topology(std::ostream& out, const cpu_topology& t) {
+    text_table cpus({{"cpu"}, {"package"}, {"core"}, {"thread"}, {"llc"}, {"node"}});
+    for (int cpu = 0; cpu < t.nr_cpus(); ++cpu) {
+        const cpu_topology::cpu_place& p = t.of(cpu);
+        cpus.add_row({std::to_string(cpu), std::to_string(p.package), std::to_string(p.core),
+                      std::to_string(p.thread), std::to_string(p.llc), std::to_string(p.node)});
+    }
+    cpus.print(out);
+    out << "\nnode distances\n";
+    std::vector<column> columns{{"node"}};
+    for (int n = 0; n < t.nr_nodes(); ++n)
+        columns.push_back({std::to_string(n)});
+    text_table distances(std::move(columns));
+    for (int from = 0; from < t.nr_nodes(); ++from) {
+        std::vector<std::string> row{std::to_string(from)};
+        for (int to = 0; to < t.nr_nodes(); ++to)
+            row.push_back(std::to_string(t.node_distance(from, to)));
+        distances.add_row(std::move(row));
+    }
+    distances.print(out);
+}
+
+// No name: the presets. A preset's name or "host" (read from sysfs): its CPUs and distances.
+inline int cmd_topology(const std::optional<std::string>& name, const std::string& sysfs,
+                        std::ostream& out, std::ostream& err) {
+    if (!name) {
+        out << "topology presets (machine.topology = \"NAME\"; \"host\" reads this machine)\n";
+        text_table table({{"name", align::left}, {"cpus"}, {"description", align::left}});
+        for (const topology_preset& p : topology_presets)
+            table.add_row({std::string{p.name}, std::to_string(p.shape.nr_cpus()),
+                           std::string{p.description}});
+        table.print(out);
+        return exit_ok;
+    }
+    std::optional<cpu_topology> t;
+    if (*name == "host") {
+        try {
+            t = read_host_topology(sysfs);
+        } catch (const host_topology_error& e) {
+            err << "libsched: topology: " << e.what() << '\n';
+            return exit_failure;
+        }
+        out << "host: read from " << sysfs << '\n';
+    } else if ((t = preset_topology(*name))) {
+        out << *name << ": " << find_topology_preset(*name)->description << '\n';
+    } else {
+        err << "libsched: topology: " << not_a_topology_preset(*name) << '\n';
+        return exit_usage;
+    }
+    out << topology_counts(*t) << "\n\n";
+    print_topology(out, *t);
+    return exit_ok;
+}
+
 } // namespace detail
 
 inline int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -371,6 +444,14 @@ inline int run_cli(const std::vector<std::string>& args, std::ostream& out, std:
 
         CLI::App* weights_app = app.add_subcommand("weights", "Print the nice -> weight table");
 
+        std::optional<std::string> topology;
+        std::string sysfs = "/sys";
+        CLI::App* topology_app = app.add_subcommand(
+            "topology", "List the topology presets, or print one's CPUs and node distances");
+        topology_app->add_option("NAME", topology, "A preset, or host for this machine");
+        topology_app->add_option("--sysfs", sysfs,
+                                 "Where host reads sysfs from (default /sys; a copy works too)");
+
         if (args.empty()) {
             err << app.help();
             return exit_usage;
@@ -396,6 +477,8 @@ inline int run_cli(const std::vector<std::string>& args, std::ostream& out, std:
             return cmd_features(kernel, out, err);
         if (weights_app->parsed())
             return cmd_weights(out);
+        if (topology_app->parsed())
+            return cmd_topology(topology, sysfs, out, err);
         return exit_usage;
     } catch (const std::exception& e) {
         err << "libsched: error: " << e.what() << '\n';

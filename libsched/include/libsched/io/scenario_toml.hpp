@@ -8,15 +8,18 @@
 #include <fstream>
 #include <libsched/io/detail/measured_data.hpp>
 #include <libsched/io/detail/toml_reader.hpp>
+#include <libsched/io/host_topology.hpp>
 #include <libsched/scenario/scenario.hpp>
 #include <libsched/scenario/scenario_error.hpp>
 #include <libsched/scenario/validate.hpp>
+#include <libsched/sched/topology_presets.hpp>
 #include <sstream>
 #include <string>
 #include <string_view>
 #include <system_error>
 #include <toml++/toml.h>
 #include <utility>
+#include <vector>
 
 namespace libsched {
 namespace detail {
@@ -163,10 +166,63 @@ inline kernel_version read_kernel(const toml::node& n, const std::string& field)
     throw scenario_error(field, not_a_release(text));
 }
 
+// Why name is no topology preset, with the presets and the nearest of them.
+inline std::string not_a_topology_preset(const std::string& name) {
+    std::vector<std::string_view> names{"host"};
+    std::string listed;
+    for (const topology_preset& p : topology_presets) {
+        names.push_back(p.name);
+        listed += "\"" + std::string{p.name} + "\", ";
+    }
+    return "\"" + name + "\" is not a topology preset (" + listed +
+           "or \"host\" for this machine)" + did_you_mean(name, names);
+}
+
+// topology = "1c2t" (a preset), "host" (this machine, read now) or { packages = 2,
+// cores = 8, threads = 2, llcs = 1, nodes = 1 } (cores per package, threads per core, LLCs
+// and nodes per package; each 1 when left out).
+inline cpu_topology read_topology(const toml::node& n, const std::string& field, read_log& log) {
+    if (n.is_string()) {
+        const std::string name = read_string(n, field);
+        if (name == "host") {
+            try {
+                return read_host_topology();
+            } catch (const host_topology_error& e) {
+                throw scenario_error(field, std::string{"cannot read this machine's topology: "} +
+                                                e.what());
+            }
+        }
+        if (auto t = preset_topology(name))
+            return *std::move(t);
+        throw scenario_error(field, not_a_topology_preset(name));
+    }
+    if (!n.is_table())
+        wrong_type(field, n,
+                   "a preset name such as \"1c2t\", \"host\", or a table such as { packages = 1, "
+                   "cores = 4, threads = 2 }");
+    table_reader t(*n.as_table(), field, log);
+    topology_shape shape;
+    t.take_into("packages", shape.packages, read_int);
+    t.take_into("cores", shape.cores, read_int);
+    t.take_into("threads", shape.threads, read_int);
+    t.take_into("llcs", shape.llcs, read_int);
+    t.take_into("nodes", shape.nodes, read_int);
+    t.reject_unknown();
+    const std::vector<shape_problem> problems = check_shape(shape, max_cpus);
+    for (const shape_problem& p : problems)
+        log.error(t.field(p.member), p.reason);
+    return problems.empty() ? shaped_topology(shape) : cpu_topology{};
+}
+
 inline machine_spec read_machine(const toml::node& n, const std::string& field, read_log& log) {
     table_reader t(read_table(n, field), field, log);
     machine_spec m;
-    t.take_into("cpus", m.cpus, read_int);
+    const bool cpus = t.take_into("cpus", m.cpus, read_int);
+    t.take_into("topology", m.topology, [&log](const toml::node& topology, const std::string& f) {
+        return read_topology(topology, f, log);
+    });
+    if (m.topology && !cpus)
+        m.cpus = m.topology->nr_cpus(); // validate() checks a cpus given against it
     t.take_into("online_cpus", m.online_cpus, read_int);
     t.take_into("hz", m.hz, read_int);
     t.take_into("kernel", m.kernel, read_kernel);

@@ -15,6 +15,7 @@
 #include <libsched/sched/eevdf.hpp>
 #include <libsched/sched/features.hpp>
 #include <libsched/sched/kernel_version.hpp>
+#include <libsched/sched/topology_check.hpp>
 #include <libsched/sched/tunables.hpp>
 #include <libsched/sched/weight.hpp>
 #include <map>
@@ -62,7 +63,8 @@ inline void warn(validation& v, const std::string& field, const std::string& wha
 struct valid_bases {
     bool cpus, hz, kernel, length;
     explicit valid_bases(const scenario& sc)
-        : cpus(sc.machine.cpus >= 1 && sc.machine.cpus <= max_cpus),
+        : cpus(sc.machine.cpus >= 1 && sc.machine.cpus <= max_cpus &&
+               (!sc.machine.topology || sc.machine.topology->nr_cpus() == sc.machine.cpus)),
           hz(!unsupported_hz(sc.machine.hz)), kernel(!unmodelled_release(sc.machine.kernel)),
           length(sc.length > 0 && sc.length <= max_length) {}
 };
@@ -142,8 +144,27 @@ inline void check_features(const machine_spec& m, const valid_bases& b, validati
     }
 }
 
+// A topology gives the CPU count; cpus, if set apart from it, must agree.
+inline void check_topology_of(const machine_spec& m, validation& v) {
+    const std::vector<std::string> problems = check_topology(*m.topology);
+    for (const std::string& p : problems)
+        reject(v, "machine.topology", p);
+    if (!problems.empty())
+        return;
+    const int n = m.topology->nr_cpus();
+    if (n > max_cpus)
+        reject(v, "machine.topology",
+               count_text(n, "CPU") + ", more than " + std::to_string(max_cpus));
+    else if (m.cpus != n)
+        reject(v, "machine.cpus",
+               std::to_string(m.cpus) + " but machine.topology has " + count_text(n, "CPU") +
+                   " (leave cpus out to take the topology's)");
+}
+
 inline void check_machine(const machine_spec& m, const valid_bases& b, validation& v) {
-    if (!b.cpus)
+    if (m.topology)
+        check_topology_of(m, v);
+    else if (!b.cpus)
         reject(v, "machine.cpus",
                std::to_string(m.cpus) + " is outside [1, " + std::to_string(max_cpus) + "]");
     if (m.online_cpus < 0)
