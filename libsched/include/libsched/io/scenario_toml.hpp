@@ -133,7 +133,10 @@ inline task_spec read_task(const toml::node& n, const std::string& field, read_l
         return read_behaviour(b, f, log);
     });
     t.take_into("start", task.start, read_duration);
-    t.take_into("stagger", task.stagger, read_duration);
+    t.take_into("stagger", task.stagger, [&log](const toml::node& d, const std::string& f) {
+        return read_distribution(d, f, log);
+    });
+    t.take_into("after", task.after, read_string);
     t.take_into("lifetime", task.lifetime, read_duration);
     t.take_into("exit_at", task.exit_at, read_duration);
     t.take_into("system_share", task.system_share, read_number);

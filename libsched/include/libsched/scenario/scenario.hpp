@@ -50,8 +50,13 @@ struct task_spec {
     sched_policy policy = sched_policy::normal;
     std::vector<int> affinity; // allowed CPUs; empty = all
     behaviour_spec behaviour;
-    sim_time start = 0;               // fork time of the first instance
-    duration stagger = 0;             // instance i forks at start + i * stagger
+    sim_time start = 0; // fork time of the first instance
+    // The gap between one instance's fork and the next; a drawn gap is drawn anew for each,
+    // as a shell's fork + exec of each background process takes its own time.
+    distribution stagger;
+    // When set, an earlier entry: this entry's first instance forks one stagger gap after
+    // that entry's last one (a shell launching the entries one after the other).
+    std::string after;
     std::optional<duration> lifetime; // exits lifetime ns after its own start
     std::optional<sim_time> exit_at;  // exits at this absolute time
     std::vector<renice_spec> renice;
