@@ -101,7 +101,7 @@ TEST_CASE("comparison: percentage points for shares, percent for ratios") {
 
     CHECK_FALSE(c[0].within); // no tolerance stated
 
-    m.tolerance = {0.04, 0.2}; // +-4 points of share, +-20% of a ratio
+    m.tolerance = {0.04, 0.2, {}}; // +-4 points of share, +-20% of a ratio
     const auto judged = stats::compare_measured(rows, m);
     CHECK(judged[0].tolerance == 0.04);
     CHECK(judged[0].within == false); // +5 points

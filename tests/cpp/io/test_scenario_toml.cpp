@@ -139,7 +139,7 @@ tolerance = { share = 0.005, ratio = 0.03 }
     CHECK(a.policy == sched_policy::batch);
     CHECK(a.affinity == std::vector<int>{1, 0});
     CHECK(a.start == nsec_per_msec);
-    CHECK(a.stagger == 250'000);
+    CHECK(a.stagger.a == 250'000);
     CHECK(a.lifetime == 10 * nsec_per_sec);
     CHECK_FALSE(a.exit_at);
     CHECK(a.behaviour.type == behaviour_spec::kind::burner);
@@ -492,12 +492,23 @@ TEST_CASE("every bundled scenario parses and validates") {
         ++files;
         scenario sc;
         REQUIRE_NOTHROW(sc = load_scenario(entry.path()));
-        CHECK(validate(sc).empty());
-        if (entry.path().parent_path().filename() == "replays") {
-            CHECK_FALSE(sc.measured.share.empty());
-            CHECK(sc.measured.tolerance.share); // a replay states its tolerance
-            CHECK((sc.measured.ratio.empty() || sc.measured.tolerance.ratio));
+        // The seed 000 replays run free tasks on two CPUs, which the model warns cannot
+        // migrate yet, and one asks for nice 20 as its source did.
+        for (const std::string& w : validate(sc)) {
+            INFO(w);
+            CHECK((w.rfind("machine.cpus: each task stays", 0) == 0 ||
+                   w == "tasks[1].nice: 20 clamped to 19 as setpriority() does"));
         }
+        if (entry.path().parent_path().filename() != "replays")
+            continue;
+        const measured_spec& m = sc.measured;
+        if (m.groups) { // a replay states its tolerances, unless it is only shown
+            CHECK((!m.judged || (m.tolerance.ratio && m.tolerance.jratio)));
+            continue;
+        }
+        CHECK_FALSE(m.share.empty());
+        CHECK(m.tolerance.share);
+        CHECK((m.ratio.empty() || m.tolerance.ratio));
     }
     CHECK(files >= 7);
 #else

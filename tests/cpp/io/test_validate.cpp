@@ -111,7 +111,7 @@ TEST_CASE("a wrong value is reported once, not again through the fields it bound
               s.length = 0;
               s.window_end = nsec_per_sec;
               s.tasks[0].start = nsec_per_sec;
-              s.tasks[0].stagger = nsec_per_msec;
+              s.tasks[0].stagger.a = nsec_per_msec;
               s.tasks[1].renice = {{nsec_per_sec, 3}};
           }) == fields{"length"});
     CHECK(error_fields([](scenario& s) {
@@ -291,7 +291,7 @@ TEST_CASE("behaviours and distributions") {
 TEST_CASE("start, stagger, lifetime, exit and renice times") {
     CHECK(rejected([](scenario& s) { s.tasks[0].start = -1; }).field == "tasks[0].start");
     CHECK(rejected([](scenario& s) { s.tasks[0].start = s.length; }).field == "tasks[0].start");
-    CHECK(rejected([](scenario& s) { s.tasks[0].stagger = -1; }).field == "tasks[0].stagger");
+    CHECK(rejected([](scenario& s) { s.tasks[0].stagger.a = -1; }).field == "tasks[0].stagger");
     CHECK(rejected([](scenario& s) { s.tasks[0].lifetime = 0; }).field == "tasks[0].lifetime");
     CHECK(rejected([](scenario& s) {
               s.tasks[0].start = 100;
@@ -310,13 +310,13 @@ TEST_CASE("start, stagger, lifetime, exit and renice times") {
     // 2 s run, stagger 0.5 s: instances 4 and 5 of six would fork at 2 s and 2.5 s.
     const auto late = warnings_of([](scenario& s) {
         s.tasks[0].count = 6;
-        s.tasks[0].stagger = nsec_per_sec / 2;
+        s.tasks[0].stagger.a = nsec_per_sec / 2;
     });
     REQUIRE(late.size() == 1);
     CHECK(late[0].rfind("tasks[0].stagger: instances 4 to 5 ", 0) == 0);
     CHECK(warnings_of([](scenario& s) {
               s.tasks[0].count = 4;
-              s.tasks[0].stagger = nsec_per_sec / 2;
+              s.tasks[0].stagger.a = nsec_per_sec / 2;
           }).empty());
 }
 
@@ -339,7 +339,7 @@ TEST_CASE("reference and measured values name entries") {
     scenario sc = valid_scenario();
     sc.measured.share = {{"a", 0.75}, {"b", 0.25}};
     sc.measured.ratio = {{"a", 3.0}};
-    sc.measured.tolerance = {0.0, 0.03};
+    sc.measured.tolerance = {0.0, 0.03, {}};
     CHECK(validate(sc).empty());
 }
 
@@ -438,4 +438,15 @@ TEST_CASE("a topology must be consistent and agree with machine.cpus") {
               sc.machine.topology = symmetric_topology(1, 2, 1);
               sc.tasks[0].affinity = {5};
           }) == std::vector<std::string>{"machine.cpus"});
+}
+
+TEST_CASE("after names an earlier entry, and such an entry has no start of its own") {
+    // The valid scenario's entries: a, then b.
+    CHECK(rejected([](scenario& s) { s.tasks[1].after = "zz"; }).field == "tasks[1].after");
+    CHECK(rejected([](scenario& s) { s.tasks[0].after = "b"; }).field == "tasks[0].after");
+    CHECK(rejected([](scenario& s) {
+              s.tasks[1].after = "a";
+              s.tasks[1].start = nsec_per_msec;
+          }).field == "tasks[1].start");
+    CHECK(error_fields([](scenario& s) { s.tasks[1].after = "a"; }).empty());
 }

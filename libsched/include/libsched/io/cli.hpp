@@ -203,7 +203,7 @@ inline int report_misses(const replay_comparisons& replays, std::ostream& err) {
     int misses = 0;
     for (const auto& [name, comparisons] : replays) {
         for (const stats::comparison& c : comparisons) {
-            if (c.within.value_or(false))
+            if (c.within.value_or(false) || !c.judged)
                 continue;
             ++misses;
             const std::string quantity{stats::quantity_name(c.quantity)};
@@ -232,6 +232,7 @@ inline int cmd_replay(std::vector<std::string> paths, std::ostream& out, std::os
         files.insert(files.end(), found.begin(), found.end());
     }
     replay_comparisons summary;
+    std::vector<group_row> groups;
     for (const std::string& path : files) {
         const auto sc = load_reporting(path, err);
         if (!sc) {
@@ -248,11 +249,17 @@ inline int cmd_replay(std::vector<std::string> paths, std::ostream& out, std::os
         if (!summary.empty())
             out << '\n';
         print_report(out, *result, *sc);
-        summary.emplace_back(sc->name, stats::compare_measured(
-                                           stats::summarize_entries(*result, *sc), sc->measured));
+        summary.emplace_back(sc->name, stats::compare_replay(*result, *sc));
+        if (const auto& g = sc->measured.groups)
+            groups.push_back({sc->name, stats::summarize_groups(*result, *sc, *g), *g});
+    }
+    if (groups.size() > 1) {
+        out << "\ntwo-group replays (theory and claimed: errors against the measured ratio)\n";
+        print_group_table(out, groups);
     }
     if (!summary.empty()) {
-        out << "\nreplay summary (error: share in percentage points, ratio in percent)\n";
+        out << "\nreplay summary (error: share in percentage points, ratio and jratio in "
+               "percent)\n";
         print_replay_summary(out, summary);
     }
     if (const int misses = report_misses(summary, err); misses > 0) {

@@ -8,6 +8,7 @@
 #include <libsched/scenario/scenario.hpp>
 #include <libsched/stats/comparison.hpp>
 #include <libsched/stats/entry_summary.hpp>
+#include <libsched/stats/group_comparison.hpp>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -47,6 +48,8 @@ inline std::string tolerance_text(const stats::comparison& c) {
 }
 
 inline std::string verdict_text(const stats::comparison& c) {
+    if (!c.judged)
+        return "not judged";
     if (!c.tolerance)
         return "no tolerance";
     if (!c.within)
@@ -54,7 +57,73 @@ inline std::string verdict_text(const stats::comparison& c) {
     return *c.within ? "within" : "OUTSIDE";
 }
 
+// A / b - 1 in percent, or nothing.
+inline std::optional<double> percent_off(std::optional<double> a, double b) {
+    if (!a || b == 0)
+        return std::nullopt;
+    return (*a / b - 1) * 100;
+}
+
 } // namespace detail
+
+// One row of the two-group table: a replay, its run's medians and its measurement.
+struct group_row {
+    std::string replay;
+    stats::group_summary simulated;
+    group_ratio_spec measured;
+};
+
+// Side by side for each two-group replay: the kernel's weight-table theory and the source's
+// own, the simulated ratio and jratio (medians over repetitions) and the measured medians;
+// each error in percent of the measured median of its measure (the theories' of the ratio).
+inline void print_group_table(std::ostream& out, const std::vector<group_row>& rows) {
+    using detail::align;
+    using detail::fixed;
+    using detail::percent_off;
+    detail::text_table table({{"replay", align::left},
+                              {"A/B", align::left},
+                              {"nice"},
+                              {"theory"},
+                              {"err %"},
+                              {"claimed"},
+                              {"err %"},
+                              {"ratio"},
+                              {"measured"},
+                              {"err %"},
+                              {"jratio"},
+                              {"measured"},
+                              {"err %"}});
+    for (const group_row& r : rows) {
+        const stats::group_summary& s = r.simulated;
+        const group_ratio_spec& m = r.measured;
+        table.add_row(
+            {r.replay, m.a + "/" + m.b, std::to_string(s.nice_a) + "/" + std::to_string(s.nice_b),
+             fixed(s.theory, 3), fixed(percent_off(s.theory, m.ratio), 1, true),
+             fixed(m.claimed_theory, 3), fixed(percent_off(m.claimed_theory, m.ratio), 1, true),
+             fixed(s.ratio, 3), fixed(m.ratio, 3), fixed(percent_off(s.ratio, m.ratio), 1, true),
+             fixed(s.jratio, 3), fixed(m.jratio, 3),
+             fixed(percent_off(s.jratio, m.jratio), 1, true)});
+    }
+    table.print(out);
+}
+
+// perf stat's counters over the tasks beside the measured ones (medians over repetitions).
+inline void print_perf_stat(std::ostream& out, const stats::perf_counters& simulated,
+                            const perf_stat_spec& measured) {
+    using detail::align;
+    using detail::fixed;
+    detail::text_table table(
+        {{"perf stat", align::left}, {"simulated"}, {"measured"}, {"error %"}});
+    const auto row = [&](const char* name, double sim, double meas, int decimals) {
+        table.add_row({name, fixed(sim, decimals), fixed(meas, decimals),
+                       fixed(detail::percent_off(sim, meas), 1, true)});
+    };
+    row("context-switches", simulated.context_switches, measured.context_switches, 0);
+    row("cpu-migrations", simulated.cpu_migrations, measured.cpu_migrations, 0);
+    row("task-clock ms", simulated.task_clock_ms, measured.task_clock_ms, 2);
+    row("CPUs utilized", simulated.cpus_utilized, measured.cpus_utilized, 3);
+    table.print(out);
+}
 
 inline void print_report(std::ostream& out, const run_result& result, const scenario& sc) {
     using detail::align;
@@ -142,6 +211,17 @@ inline void print_report(std::ostream& out, const run_result& result, const scen
                 add_row(t, "  " + t.name, false);
     }
     table.print(out);
+    if (!sc.measured.groups)
+        return;
+    const stats::group_summary groups = stats::summarize_groups(result, sc, *sc.measured.groups);
+    out << "\ngroups A/B: ratio of getrusage utime (each at its exit), jratio of /proc/PID/stat "
+           "utime over the window; theory from the kernel's weight table, claimed from the "
+           "source's\n";
+    print_group_table(out, {{sc.name, groups, *sc.measured.groups}});
+    if (sc.measured.perf_stat && groups.perf) {
+        out << "\nperf stat over the tasks, medians over repetitions; measured: one run\n";
+        print_perf_stat(out, *groups.perf, *sc.measured.perf_stat);
+    }
 }
 
 // The closing table of a replay run: every measured quantity of every replay, with the

@@ -10,6 +10,7 @@
 #include <libsched/sched/features.hpp>
 #include <libsched/stats/comparison.hpp>
 #include <libsched/stats/entry_summary.hpp>
+#include <libsched/stats/group_comparison.hpp>
 #include <libsched/stats/summary.hpp>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -154,6 +155,36 @@ inline nlohmann::json row_json(const stats::row_summary& row) {
             {"wakeup_latency", latency_json(row.wakeup_latency)}};
 }
 
+inline nlohmann::json perf_json(const perf_stat_spec& p) {
+    return {{"context_switches", p.context_switches},
+            {"cpu_migrations", p.cpu_migrations},
+            {"task_clock_ms", p.task_clock_ms},
+            {"cpus_utilized", p.cpus_utilized}};
+}
+
+// A two-group figure: the run's medians beside the measured ones and the theories.
+inline nlohmann::json groups_json(const stats::group_summary& s, const measured_spec& m) {
+    const group_ratio_spec& g = *m.groups;
+    nlohmann::json j = {
+        {"a", g.a},
+        {"b", g.b},
+        {"combo", g.combo},
+        {"theory", s.theory},
+        {"claimed_theory", optional_json(g.claimed_theory)},
+        {"simulated", {{"ratio", optional_json(s.ratio)}, {"jratio", optional_json(s.jratio)}}},
+        {"measured",
+         {{"ratio", g.ratio},
+          {"jratio", g.jratio},
+          {"ratio_runs", g.ratio_runs},
+          {"jratio_runs", g.jratio_runs}}},
+    };
+    if (m.perf_stat && s.perf)
+        j["perf_stat"] = {{"simulated", perf_json({s.perf->context_switches, s.perf->cpu_migrations,
+                                                   s.perf->task_clock_ms, s.perf->cpus_utilized})},
+                          {"measured", perf_json(*m.perf_stat)}};
+    return j;
+}
+
 } // namespace detail
 
 inline nlohmann::json to_json(const run_result& result, const scenario& sc) {
@@ -178,20 +209,26 @@ inline nlohmann::json to_json(const run_result& result, const scenario& sc) {
     };
 
     const measured_spec& m = sc.measured;
-    if (m.share.empty() && m.ratio.empty())
+    if (m.share.empty() && m.ratio.empty() && !m.groups)
         return j;
     j["measured"] = {
         {"source", m.source},
         {"share", m.share},
         {"ratio", m.ratio},
+        {"judged", m.judged},
         {"tolerance",
          {{"share", detail::optional_json(m.tolerance.share)},
-          {"ratio", detail::optional_json(m.tolerance.ratio)}}},
+          {"ratio", detail::optional_json(m.tolerance.ratio)},
+          {"jratio", detail::optional_json(m.tolerance.jratio)}}},
     };
-    const nlohmann::json by_quantity = {{"share", nlohmann::json::object()},
-                                        {"ratio", nlohmann::json::object()}};
+    nlohmann::json by_quantity = {{"share", nlohmann::json::object()},
+                                  {"ratio", nlohmann::json::object()}};
+    if (m.groups) {
+        by_quantity["jratio"] = nlohmann::json::object();
+        j["groups"] = detail::groups_json(stats::summarize_groups(result, sc, *m.groups), m);
+    }
     nlohmann::json error = by_quantity, within = by_quantity;
-    for (const stats::comparison& c : stats::compare_measured(entries, m)) {
+    for (const stats::comparison& c : stats::compare_replay(result, sc)) {
         const std::string q{stats::quantity_name(c.quantity)};
         error[q][c.entry] = detail::optional_json(c.error);
         within[q][c.entry] = detail::optional_json(c.within);

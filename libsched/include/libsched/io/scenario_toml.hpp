@@ -136,7 +136,10 @@ inline task_spec read_task(const toml::node& n, const std::string& field, read_l
         return read_behaviour(b, f, log);
     });
     t.take_into("start", task.start, read_duration);
-    t.take_into("stagger", task.stagger, read_duration);
+    t.take_into("stagger", task.stagger, [&log](const toml::node& d, const std::string& f) {
+        return read_distribution(d, f, log);
+    });
+    t.take_into("after", task.after, read_string);
     t.take_into("lifetime", task.lifetime, read_duration);
     t.take_into("exit_at", task.exit_at, read_duration);
     t.take_into("system_share", task.system_share, read_number);
@@ -320,12 +323,19 @@ inline measured_spec read_measured(const toml::node& n, const std::string& field
                          [&](const toml::node& e, const std::string& f) {
                              ref.entries.push_back(read_string(e, f));
                          });
+        t.take_into("claimed_weights", ref.claimed_weights, read_string);
+        t.take_into("perf_stat", ref.perf_stat, read_string);
         read_measured_data(m, ref, sc, base);
     }
+    for (const char* key : {"claimed_weights", "perf_stat"})
+        if (data == nullptr && t.take(key) != nullptr)
+            throw scenario_error(t.field(key), "needs measured.data, the file it refers to");
+    t.take_into("judged", m.judged, read_bool);
     if (const toml::node* tol = t.take("tolerance")) {
         table_reader tt(read_table(*tol, t.field("tolerance")), t.field("tolerance"), log);
         tt.take_into("share", m.tolerance.share, read_number);
         tt.take_into("ratio", m.tolerance.ratio, read_number);
+        tt.take_into("jratio", m.tolerance.jratio, read_number);
         tt.reject_unknown();
     }
     t.reject_unknown();

@@ -5,6 +5,7 @@
 // entities can be read at any point (sched/debug.hpp reads them as the kernel's debug files
 // do); result() gives the repetition's figures once the run is over.
 #include <libsched/model/fair_params_of.hpp>
+#include <libsched/model/launch.hpp>
 #include <libsched/model/observe.hpp>
 #include <libsched/model/workload.hpp>
 #include <libsched/scenario/result.hpp>
@@ -118,7 +119,9 @@ private:
     void create_tasks() {
         std::vector<int> assigned(static_cast<std::size_t>(sc_.machine.cpus), 0);
         int pid = first_pid;
-        for (const task_spec& spec : sc_.tasks) {
+        const auto forks = fork_times(sc_, sim_.rng());
+        for (std::size_t e = 0; e < sc_.tasks.size(); ++e) {
+            const task_spec& spec = sc_.tasks[e];
             for (int i = 0; i < spec.count; ++i) {
                 auto t = std::make_unique<task>();
                 t->comm = spec.count == 1 ? spec.name : spec.name + "." + std::to_string(i);
@@ -138,7 +141,7 @@ private:
                 ++assigned[static_cast<std::size_t>(cpu)];
                 core_.sched_fork(*t, cpu);
                 observer_.add(*t);
-                workload_.add(*t, spec, spec.start + i * spec.stagger);
+                workload_.add(*t, spec, forks[e][static_cast<std::size_t>(i)]);
                 entries_.push_back(spec.name);
                 tasks_.push_back(std::move(t));
             }

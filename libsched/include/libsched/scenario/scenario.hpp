@@ -50,8 +50,13 @@ struct task_spec {
     sched_policy policy = sched_policy::normal;
     std::vector<int> affinity; // allowed CPUs; empty = all
     behaviour_spec behaviour;
-    sim_time start = 0;               // fork time of the first instance
-    duration stagger = 0;             // instance i forks at start + i * stagger
+    sim_time start = 0; // fork time of the first instance
+    // The gap between one instance's fork and the next; a drawn gap is drawn anew for each,
+    // as a shell's fork + exec of each background process takes its own time.
+    distribution stagger;
+    // When set, an earlier entry: this entry's first instance forks one stagger gap after
+    // that entry's last one (a shell launching the entries one after the other).
+    std::string after;
     std::optional<duration> lifetime; // exits lifetime ns after its own start
     std::optional<sim_time> exit_at;  // exits at this absolute time
     std::vector<renice_spec> renice;
@@ -99,8 +104,31 @@ inline cpu_topology topology_of(const machine_spec& m) {
 // How far a prediction may lie from a measurement and still agree with it: the precision
 // of the measurement itself (a figure rounded to whole percent is known to +-0.5 points).
 struct tolerance_spec {
-    std::optional<double> share; // absolute, in shares of one CPU: 0.005 = +-0.5 points
-    std::optional<double> ratio; // relative: 0.03 = +-3% of the measured ratio
+    std::optional<double> share;  // absolute, in shares of one CPU: 0.005 = +-0.5 points
+    std::optional<double> ratio;  // relative: 0.03 = +-3% of the measured ratio
+    std::optional<double> jratio; // relative, for a two-group figure's jiffy ratio
+};
+
+// A two-group experiment: groups A and B of tasks, and A's CPU time over B's measured two
+// ways. ratio: the sum over A of getrusage utime, each process reading it at its exit, over
+// the same for B; jratio: the same of /proc/PID/stat utime deltas over the window (jiffies).
+struct group_ratio_spec {
+    std::string a, b;                // the entries of groups A and B
+    std::string combo;               // the figure's name for the pairing ("n10")
+    std::vector<double> ratio_runs;  // each measured run's ratio
+    std::vector<double> jratio_runs; // and jratio
+    double ratio = 0;                // the medians over the runs
+    double jratio = 0;
+    // A over B by the source's own weight table, which may not be the kernel's.
+    std::optional<double> claimed_theory;
+};
+
+// perf stat over the process tree of one run.
+struct perf_stat_spec {
+    double context_switches = 0;
+    double cpu_migrations = 0;
+    double task_clock_ms = 0;
+    double cpus_utilized = 0;
 };
 
 // Reference values a replay compares with (from a measurement write-up).
@@ -108,6 +136,11 @@ struct measured_spec {
     std::string source;                  // where the numbers come from
     std::map<std::string, double> share; // entry -> share of one CPU in the window
     std::map<std::string, double> ratio; // entry -> ratio to the reference entry
+    std::optional<group_ratio_spec> groups;
+    std::optional<perf_stat_spec> perf_stat; // shown beside the run's counters, never judged:
+                                             // one run states no spread
+    // false: shown for comparison only, as when the measurement ran another kernel release.
+    bool judged = true;
     tolerance_spec tolerance;
 };
 

@@ -332,15 +332,26 @@ inline void check_task(const scenario& sc, std::size_t i, const valid_bases& b, 
     if (!start_ok)
         reject(v, at + ".start",
                format_duration(t.start) + " is outside " + run_interval(sc.length));
-    if (t.stagger < 0)
-        reject(v, at + ".stagger", format_duration(t.stagger) + " is negative");
-    if (t.stagger > 0 && start_ok && b.length) {
-        // Instance k forks at start + k * stagger; the first one at or past the end never runs.
-        const duration late = (sc.length - t.start - 1) / t.stagger + 1;
+    check_distribution(at + ".stagger", t.stagger, false, v);
+    // The shortest gap a draw can give; an instance late even by it certainly never starts.
+    const duration gap = t.stagger.type == distribution::kind::exponential ? 0 : t.stagger.a;
+    if (gap > 0 && start_ok && b.length && t.after.empty()) {
+        // Instance k forks at start + k * gap at the earliest; one at or past the end never runs.
+        const duration late = (sc.length - t.start - 1) / gap + 1;
         if (late < t.count)
             warn(v, at + ".stagger",
                  "instances " + std::to_string(late) + " to " + std::to_string(t.count - 1) +
                      " would fork after the end of the run and never start");
+    }
+    if (!t.after.empty()) {
+        bool earlier = false;
+        for (std::size_t p = 0; p < i; ++p)
+            earlier = earlier || sc.tasks[p].name == t.after;
+        if (!earlier)
+            reject(v, at + ".after", "\"" + t.after + "\" names no earlier [[tasks]] entry");
+        if (t.start != 0)
+            reject(v, at + ".start",
+                   "an entry that starts after another one has no start of its own");
     }
     if (t.slice) {
         if (b.kernel && sc.machine.kernel < kernel_version{6, 12})
@@ -427,7 +438,8 @@ inline void check_measured(const scenario& sc, const valid_bases& b, validation&
     }
     const tolerance_spec& tol = sc.measured.tolerance;
     for (const auto& [field, value] : {std::pair{"measured.tolerance.share", tol.share},
-                                       std::pair{"measured.tolerance.ratio", tol.ratio}})
+                                       std::pair{"measured.tolerance.ratio", tol.ratio},
+                                       std::pair{"measured.tolerance.jratio", tol.jratio}})
         if (value && !(std::isfinite(*value) && *value >= 0))
             reject(v, field, number_text(*value) + " is not a tolerance (a number from 0 up)");
 }

@@ -15,10 +15,19 @@
 
 namespace libsched::stats {
 
-enum class measured_quantity { share, ratio };
+// jratio: a two-group figure's ratio of /proc/PID/stat jiffies (its ratio is of getrusage).
+enum class measured_quantity { share, ratio, jratio };
 
 inline constexpr std::string_view quantity_name(measured_quantity q) {
-    return q == measured_quantity::share ? "share" : "ratio";
+    switch (q) {
+    case measured_quantity::share:
+        return "share";
+    case measured_quantity::ratio:
+        return "ratio";
+    case measured_quantity::jratio:
+    default:
+        return "jratio";
+    }
 }
 
 // The unit of comparison::error.
@@ -36,7 +45,17 @@ struct comparison {
                                      // ratio: (predicted / measured - 1) * 100 percent
     std::optional<double> tolerance; // as measured_spec::tolerance states it, if it does
     std::optional<bool> within;      // |error| within the tolerance; nullopt without either
+    bool judged = true;              // false: shown for comparison only (measured_spec::judged)
 };
+
+// The error of a ratio in percent of the measurement, and whether it lies within a relative
+// tolerance.
+inline void judge_ratio(comparison& c) {
+    if (c.predicted && c.measured != 0)
+        c.error = (*c.predicted / c.measured - 1) * 100;
+    if (c.error && c.tolerance)
+        c.within = std::abs(*c.error) <= *c.tolerance * 100;
+}
 
 // Shares first, then ratios, each in the order of `entries` (the scenario's order); measured
 // entries without a row come last.
@@ -58,17 +77,19 @@ inline std::vector<comparison> compare_measured(const std::vector<row_summary>& 
             c.measured = values.at(entry);
             c.tolerance =
                 q == measured_quantity::share ? measured.tolerance.share : measured.tolerance.ratio;
+            c.judged = measured.judged;
             for (const auto& row : entries)
                 if (row.entry == entry)
                     c.predicted =
                         q == measured_quantity::share ? std::optional{row.share} : row.ratio;
-            if (c.predicted && q == measured_quantity::share)
+            if (q == measured_quantity::ratio) {
+                judge_ratio(c);
+            } else if (c.predicted) {
                 c.error = (*c.predicted - c.measured) * 100;
-            else if (c.predicted && c.measured != 0)
-                c.error = (*c.predicted / c.measured - 1) * 100;
-            // Both tolerances are fractions, the errors their hundredfold.
-            if (c.error && c.tolerance)
-                c.within = std::abs(*c.error) <= *c.tolerance * 100;
+                // The tolerance is a fraction of one CPU, the error its hundredfold.
+                if (c.tolerance)
+                    c.within = std::abs(*c.error) <= *c.tolerance * 100;
+            }
             out.push_back(std::move(c));
         }
     };

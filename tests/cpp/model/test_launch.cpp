@@ -1,0 +1,47 @@
+// model/launch.hpp: each instance's fork time from start, stagger and after.
+#include <catch2/catch.hpp>
+#include <libsched/model/launch.hpp>
+
+using namespace libsched;
+
+namespace {
+
+task_spec entry(const std::string& name, int count, distribution stagger) {
+    task_spec t;
+    t.name = name;
+    t.count = count;
+    t.stagger = stagger;
+    return t;
+}
+
+} // namespace
+
+TEST_CASE("a constant stagger forks instance i at start + i * gap and draws nothing") {
+    scenario sc;
+    sc.tasks = {entry("a", 3, {distribution::kind::constant, 250'000, 0})};
+    sc.tasks[0].start = nsec_per_msec;
+    des::random_source rng(7), untouched(7);
+    const auto forks = fork_times(sc, rng);
+    CHECK(forks[0] == std::vector<sim_time>{1'000'000, 1'250'000, 1'500'000});
+    CHECK(rng.next_u64() == untouched.next_u64());
+}
+
+TEST_CASE("drawn gaps lie within their bounds, and an entry after another follows its last") {
+    const distribution gap{distribution::kind::uniform, nsec_per_msec, 3 * nsec_per_msec};
+    scenario sc;
+    sc.tasks = {entry("a", 2, gap), entry("b", 2, gap)};
+    sc.tasks[1].after = "a";
+    des::random_source rng(1);
+    const auto forks = fork_times(sc, rng);
+    REQUIRE(forks.size() == 2);
+    CHECK(forks[0][0] == 0);
+    const std::vector<sim_time> all = {forks[0][0], forks[0][1], forks[1][0], forks[1][1]};
+    for (std::size_t i = 1; i < all.size(); ++i) {
+        CHECK(all[i] - all[i - 1] >= gap.a);
+        CHECK(all[i] - all[i - 1] <= gap.b);
+    }
+    // The same seed gives the same launch; another seed, another one.
+    des::random_source same(1), other(2);
+    CHECK(fork_times(sc, same) == forks);
+    CHECK(fork_times(sc, other) != forks);
+}
