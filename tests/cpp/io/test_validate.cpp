@@ -356,35 +356,6 @@ TEST_CASE("a run is at most 10^7 s long") {
     CHECK(warnings_of([](scenario& sc) { sc.length = 10'000'000 * nsec_per_sec; }).empty());
 }
 
-TEST_CASE("several CPUs warn that tasks do not migrate yet, where one could") {
-    const auto w = warnings_of([](scenario& sc) { sc.machine.cpus = 2; });
-    REQUIRE(w.size() == 1);
-    CHECK(w[0].rfind("machine.cpus: ", 0) == 0);
-    CHECK(warnings_of([](scenario& sc) {
-              sc.machine.cpus = 2;
-              sc.tasks[0].affinity = {1};
-          }).size() == 1); // b may still go to either CPU
-    CHECK(warnings_of([](scenario& sc) {
-              sc.machine.cpus = 2;
-              sc.reference.clear();
-              sc.tasks.pop_back();
-              sc.tasks[0].count = 3;
-          }).size() == 1); // one group of three
-
-    // Nothing could move: a single task, or every task pinned to one CPU.
-    CHECK(warnings_of([](scenario& sc) {
-              sc.machine.cpus = 4;
-              sc.reference.clear();
-              sc.tasks.pop_back();
-          }).empty());
-    CHECK(warnings_of([](scenario& sc) {
-              sc.machine.cpus = 2;
-              sc.tasks[0].affinity = {0};
-              sc.tasks[1].affinity = {1};
-              sc.tasks[1].count = 5;
-          }).empty());
-}
-
 TEST_CASE("a custom slice needs 6.12 and is clamped like __setparam_fair") {
     const auto old = rejected([](scenario& sc) {
         sc.machine.kernel = {6, 11};

@@ -28,8 +28,8 @@ public:
     // The scenario must be valid (validate()); simulate() checks it.
     system(scenario sc, std::uint64_t seed, trace_sink trace = {})
         : sc_(std::move(sc)), sim_(seed),
-          core_(sim_, make_fair_params(sc_.machine), costs_of(sc_.machine), sc_.machine.cpus, *this,
-                std::move(trace)),
+          core_(sim_, make_fair_params(sc_.machine), costs_of(sc_.machine),
+                topology_of(sc_.machine), *this, std::move(trace)),
           observer_(sim_, core_, sc_), workload_(sim_, core_, observer_) {
         create_tasks();
         core_.start();
@@ -117,7 +117,6 @@ private:
     }
 
     void create_tasks() {
-        std::vector<int> assigned(static_cast<std::size_t>(sc_.machine.cpus), 0);
         int pid = first_pid;
         const auto forks = fork_times(sc_, sim_.rng());
         for (std::size_t e = 0; e < sc_.tasks.size(); ++e) {
@@ -137,9 +136,7 @@ private:
                     for (int c : spec.affinity)
                         t->cpus_allowed[static_cast<std::size_t>(c)] = true;
                 }
-                const int cpu = initial_cpu(*t, assigned);
-                ++assigned[static_cast<std::size_t>(cpu)];
-                core_.sched_fork(*t, cpu);
+                core_.sched_fork(*t, parent_cpu(*t));
                 observer_.add(*t);
                 workload_.add(*t, spec, forks[e][static_cast<std::size_t>(i)]);
                 entries_.push_back(spec.name);
@@ -148,15 +145,14 @@ private:
         }
     }
 
-    // Fork-time CPU: the allowed CPU with the fewest tasks so far. A stand-in for
-    // select_task_rq_fair() until wakeup placement and load balancing are modelled.
-    int initial_cpu(const task& t, const std::vector<int>& assigned) const {
-        int best = -1;
+    // The CPU of the process that launches the task (a shell, not simulated), where
+    // sched_fork() puts the child before wake_up_new_task() places it: the first CPU the
+    // task may run on, as if the launcher had taken on the task's affinity before forking.
+    int parent_cpu(const task& t) const {
         for (int c = 0; c < sc_.machine.cpus; ++c)
-            if (t.allowed_on(c) && (best < 0 || assigned[static_cast<std::size_t>(c)] <
-                                                    assigned[static_cast<std::size_t>(best)]))
-                best = c;
-        return best < 0 ? 0 : best;
+            if (t.allowed_on(c))
+                return c;
+        return 0;
     }
 
     scenario sc_;

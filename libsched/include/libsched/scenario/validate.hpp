@@ -212,23 +212,6 @@ inline void check_machine(const machine_spec& m, const valid_bases& b, validatio
 
 // Balancing would move a task only if it may run on another CPU and has another task to
 // move away from; otherwise the missing balancer changes nothing.
-inline void check_placement(const scenario& sc, const valid_bases& b, validation& v) {
-    if (!b.cpus)
-        return;
-    long long tasks = 0;
-    bool movable = false;
-    for (const task_spec& t : sc.tasks) {
-        tasks += t.count;
-        const std::size_t allowed =
-            t.affinity.empty() ? static_cast<std::size_t>(sc.machine.cpus) : t.affinity.size();
-        movable = movable || allowed > 1;
-    }
-    if (tasks > 1 && movable)
-        warn(v, "machine.cpus",
-             "each task stays on the CPU it is given at fork (the allowed CPU with the fewest "
-             "tasks); wakeup placement and load balancing are not modelled yet");
-}
-
 inline void check_run(const scenario& sc, const valid_bases& b, validation& v) {
     if (sc.length <= 0)
         reject(v, "length", format_duration(sc.length) + " is not positive");
@@ -451,7 +434,6 @@ inline validation check_scenario(const scenario& sc) {
     validation v;
     const detail::valid_bases b(sc);
     detail::check_machine(sc.machine, b, v);
-    detail::check_placement(sc, b, v);
     detail::check_run(sc, b, v);
     detail::check_tasks(sc, b, v);
     detail::check_measured(sc, b, v);

@@ -13,7 +13,15 @@ enum class cpu_idle_type { idle, not_idle, newly_idle };
 
 // enum group_type, least busy first: a busier group is a better source. group_smt_balance
 // came with 6.6; misfit and asym packing need asymmetric CPUs, which the model has not.
-enum class group_type { has_spare, fully_busy, misfit_task, smt_balance, asym_packing, imbalanced, overloaded };
+enum class group_type {
+    has_spare,
+    fully_busy,
+    misfit_task,
+    smt_balance,
+    asym_packing,
+    imbalanced,
+    overloaded
+};
 
 // enum migration_type
 enum class migration_type { load, util, task, misfit };

@@ -68,7 +68,8 @@ public:
             cpus_.push_back(std::move(cs));
         }
         if (topo.nr_cpus() > 1) {
-            lb_ = std::make_unique<load_balancer>(topo, params, rqs, static_cast<balance_ops&>(*this));
+            lb_ = std::make_unique<load_balancer>(topo, params, rqs,
+                                                  static_cast<balance_ops&>(*this));
             placement_ = std::make_unique<select_task_rq_fair>(params, lb_->domains(), rqs);
             fair_.set_placement(placement_.get());
         }
@@ -215,7 +216,8 @@ public:
     // (select_fallback_rq()).
     int select_task_rq(task& p, int prev_cpu, int this_cpu, wake_flags flags) {
         int cpu = prev_cpu;
-        if (p.cpus_allowed.empty() || std::count(p.cpus_allowed.begin(), p.cpus_allowed.end(), true) > 1)
+        if (p.cpus_allowed.empty() ||
+            std::count(p.cpus_allowed.begin(), p.cpus_allowed.end(), true) > 1)
             cpu = p.sched_class->select_task_rq(p, prev_cpu, this_cpu, flags);
         if (p.allowed_on(cpu))
             return cpu;
@@ -358,10 +360,10 @@ private:
         cpu_timer<&basic_core::on_tick> tick;
         cpu_timer<&basic_core::on_hrtick> hrtick; // HRTICK: the running task's slice end
         cpu_timer<&basic_core::on_resched> resched;
-        cpu_timer<&basic_core::on_ilb> ilb;              // the NOHZ balance kick's IPI
+        cpu_timer<&basic_core::on_ilb> ilb;             // the NOHZ balance kick's IPI
         cpu_timer<&basic_core::on_stop_work> stop_work; // the stopper, once it runs
-        task stopper;                                    // migration/N
-        duration busy = 0;     // wall time tasks ran, up to last_change
+        task stopper;                                   // migration/N
+        duration busy = 0;                              // wall time tasks ran, up to last_change
         duration busy_irq = 0; // IRQ time taken out of the tasks' clock while busy
         sim_time last_change = 0;
         bool tick_stopped = false; // NOHZ idle

@@ -6,10 +6,10 @@
 // _nohz_idle_balance) and active balancing of a running task by the CPU stopper
 // (active_load_balance_cpu_stop). Release differences are named where they apply.
 #include <algorithm>
-#include <limits>
 #include <libsched/sched/balance_stats.hpp>
 #include <libsched/sched/fair.hpp>
 #include <libsched/sched/sched_domain.hpp>
+#include <limits>
 #include <vector>
 
 namespace libsched {
@@ -31,12 +31,12 @@ protected:
 
 // Per-CPU balancing counters (the kernel's schedstats, /proc/schedstat).
 struct balance_counters {
-    std::uint64_t lb_count = 0;    // load_balance() passes
-    std::uint64_t lb_failed = 0;   // passes that found an imbalance but moved nothing
-    std::uint64_t lb_gained = 0;   // tasks pulled to this CPU by its passes
-    std::uint64_t alb_pushed = 0;  // tasks pushed away from this CPU by its stopper
-    std::uint64_t newidle = 0;     // newidle_balance() runs that balanced
-    std::uint64_t nohz_kicks = 0;  // NOHZ idle balances this CPU ran for others
+    std::uint64_t lb_count = 0;   // load_balance() passes
+    std::uint64_t lb_failed = 0;  // passes that found an imbalance but moved nothing
+    std::uint64_t lb_gained = 0;  // tasks pulled to this CPU by its passes
+    std::uint64_t alb_pushed = 0; // tasks pushed away from this CPU by its stopper
+    std::uint64_t newidle = 0;    // newidle_balance() runs that balanced
+    std::uint64_t nohz_kicks = 0; // NOHZ idle balances this CPU ran for others
 };
 
 class load_balancer {
@@ -44,8 +44,8 @@ public:
     load_balancer(const cpu_topology& topo, const fair_params& params, std::vector<rq*> rqs,
                   balance_ops& ops)
         : p_(params), sd_(topo, params.version), rqs_(std::move(rqs)), ops_(ops),
-          counters_(rqs_.size()), max_interval_(static_cast<u64>(params.tun.hz) *
-                                                 static_cast<u64>(rqs_.size()) / 10) {
+          counters_(rqs_.size()),
+          max_interval_(static_cast<u64>(params.tun.hz) * static_cast<u64>(rqs_.size()) / 10) {
         for (rq* r : rqs_)
             r->next_balance = 0;
         for (int c = 0; c < nr_cpus(); ++c) // every CPU starts busy (sd_init_shared)
@@ -511,7 +511,8 @@ private:
             if (s.avg_load < b.avg_load)
                 return false;
             // 6.6: on a tie keep an SMT busiest, whose tasks gain most from moving.
-            return !(s.avg_load == b.avg_load && has(sds.busiest->flags, sd_flag::share_cpucapacity));
+            return !(s.avg_load == b.avg_load &&
+                     has(sds.busiest->flags, sd_flag::share_cpucapacity));
         case group_type::has_spare:
             return pick_has_spare(sds, g, s);
         }
@@ -536,7 +537,8 @@ private:
         const long nb = cores_of(sd_, *sds.busiest), nl = cores_of(sd_, *sds.local);
         if (nb == nl)
             return std::max<long>(0, static_cast<long>(b.sum_nr_running) - l.sum_nr_running);
-        long imb = std::max<long>(0, nl * b.sum_nr_running - nb * static_cast<long>(l.sum_nr_running));
+        long imb =
+            std::max<long>(0, nl * b.sum_nr_running - nb * static_cast<long>(l.sum_nr_running));
         imb = (2 * imb + nl + nb) / (nl + nb);
         if (imb <= 1 && l.sum_nr_running == 0 && b.sum_nr_running > 1)
             imb = 2;
@@ -671,10 +673,10 @@ private:
             env.imbalance = 0;
             return;
         }
-        env.imbalance = static_cast<long>(
-            std::min((busiest.avg_load - sds.avg_load) * busiest.group_capacity,
-                     (sds.avg_load - local.avg_load) * local.group_capacity) /
-            sched_capacity_scale);
+        env.imbalance =
+            static_cast<long>(std::min((busiest.avg_load - sds.avg_load) * busiest.group_capacity,
+                                       (sds.avg_load - local.avg_load) * local.group_capacity) /
+                              sched_capacity_scale);
     }
 
     // update_idle_cpu_scan() (SIS_UTIL, 6.0+): how many CPUs a wakeup may scan for an idle

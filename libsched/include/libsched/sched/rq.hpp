@@ -34,7 +34,7 @@ struct rq {
     bool active_balance = false;
     int push_cpu = 0;
     bool nohz_tick_stopped = false;
-    task idle;                  // the idle task (swapper/N, pid 0), after the hot fields
+    task idle; // the idle task (swapper/N, pid 0), after the hot fields
 
     rq(int id, const fair_params& p) : cpu(id), cfs(p.timeline_by_deadline()) {
         cfs.rq = this;

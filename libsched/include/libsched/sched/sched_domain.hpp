@@ -55,7 +55,7 @@ struct sched_group_capacity {
 
 // struct sched_group: a set of CPUs a domain balances between.
 struct sched_group {
-    std::vector<int> cpus; // sorted
+    std::vector<int> cpus;         // sorted
     sd_flag flags = sd_flag::none; // the child domain's flags (SMT core: share_cpucapacity)
     std::shared_ptr<sched_group_capacity> sgc;
     int weight() const { return static_cast<int>(cpus.size()); }
@@ -71,7 +71,7 @@ struct sched_domain {
     sd_flag flags = sd_flag::none;
     unsigned min_interval = 0, max_interval = 0, busy_factor = 16;
     unsigned imbalance_pct = 117, cache_nice_tries = 0;
-    unsigned imb_numa_nr = 0; // NUMA: tasks tolerated as imbalance (5.16+)
+    unsigned imb_numa_nr = 0;        // NUMA: tasks tolerated as imbalance (5.16+)
     std::vector<sched_group> groups; // groups[0] is the local group (holds this CPU)
     sched_domain* parent = nullptr;
     sched_domain* child = nullptr;
@@ -175,8 +175,8 @@ inline sched_domain sd_init(const topology_level& l, std::vector<int> span, kern
         sd.cache_nice_tries = 2;
         sd.flags = (sd.flags & ~sd_flag::prefer_sibling) | sd_flag::serialize;
         if (l.numa_distance > node_reclaim_distance)
-            sd.flags = sd.flags & ~(sd_flag::balance_exec | sd_flag::balance_fork |
-                                    sd_flag::wake_affine);
+            sd.flags =
+                sd.flags & ~(sd_flag::balance_exec | sd_flag::balance_fork | sd_flag::wake_affine);
     } else {
         sd.cache_nice_tries = 1;
     }
@@ -205,9 +205,10 @@ inline sched_domains::sched_domains(const cpu_topology& topo, kernel_version v) 
     std::sort(distances.begin(), distances.end());
     distances.erase(std::unique(distances.begin(), distances.end()), distances.end());
     for (int d : distances)
-        levels.push_back({"NUMA", sd_flag::numa, d, [](const cpu_topology& t, int a, int b, int dd) {
-                              return t.node_distance(t.of(a).node, t.of(b).node) <= dd;
-                          }});
+        levels.push_back(
+            {"NUMA", sd_flag::numa, d, [](const cpu_topology& t, int a, int b, int dd) {
+                 return t.node_distance(t.of(a).node, t.of(b).node) <= dd;
+             }});
 
     chains_.resize(static_cast<std::size_t>(n));
     for (int cpu = 0; cpu < n; ++cpu) {

@@ -31,7 +31,9 @@ public:
     void update_curr(rq&) override {}
     // select_task_rq_stop(): a stopper never leaves its CPU.
     int select_task_rq(task& p, int, int, wake_flags) override { return p.cpu; }
-    bool balance(rq& r, task&) override { return queued_[static_cast<std::size_t>(r.cpu)] != nullptr; }
+    bool balance(rq& r, task&) override {
+        return queued_[static_cast<std::size_t>(r.cpu)] != nullptr;
+    }
     void migrate_task_rq(task&, int) override {}
     void task_fork(rq&, task&) override {}
     void reweight_task(rq&, task&, load_weight) override {}
