@@ -259,16 +259,17 @@ TEST_CASE("the bundled seed 002 replays agree with their measurements") {
     CHECK_FALSE(contains(r.out, "OUTSIDE"));
 }
 
-// Expected to fail until the model balances load: the seed 000 replays run four free tasks on
-// two CPUs, and with tasks kept on their fork CPU some predictions leave their tolerances
-// (docs/replays.md). Catch reports this test as failed once it passes: drop the tag then.
-TEST_CASE("the bundled replays agree with their measurements", "[!shouldfail]") {
+// Agree, or miss only where the replay marks a known gap of the model.
+TEST_CASE("the bundled replays agree with their measurements") {
     const auto r = cli({"replay", bundled_replays.string()});
     INFO(r.err);
     CHECK(r.status == 0);
     CHECK(contains(r.out, "verdict"));
     CHECK(contains(r.out, "within"));
-    CHECK_FALSE(contains(r.out, "OUTSIDE"));
+    std::string unmarked = r.out;
+    for (std::size_t at; (at = unmarked.find("OUTSIDE (known gap)")) != std::string::npos;)
+        unmarked.erase(at, 19);
+    CHECK_FALSE(contains(unmarked, "OUTSIDE"));
 }
 
 TEST_CASE("replay fails on a prediction outside the tolerance and names it") {
@@ -454,6 +455,17 @@ TEST_CASE("replay prints a two-group replay's theories, medians and perf stat co
     CHECK(contains(r.out, "1.977"));
     CHECK(contains(r.out, "ratio a/b"));
     CHECK(contains(r.out, "jratio a/b"));
+}
+
+TEST_CASE("a known gap is shown but not counted, and a mark that no longer fits is a miss") {
+    const auto bundled = cli({"replay", (bundled_replays / "seed000-5.15-n10.toml").string()});
+    CHECK(bundled.status == 0);
+    CHECK(contains(bundled.out, "OUTSIDE (known gap)"));
+    CHECK(contains(bundled.err, "a known gap (measured.known_gaps), not counted"));
+    // Measured where the simulation lands, the marked ratio comes within its tolerance.
+    const auto r = replay_seed000_measuring("seed000-5.15-n10.toml", 1, 8.85);
+    CHECK(r.status == 1);
+    CHECK(contains(r.err, "ratio a/b: within its tolerance but marked a known gap"));
 }
 
 TEST_CASE("a two-group replay outside its tolerance fails and names the measure") {

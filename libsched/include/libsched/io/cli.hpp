@@ -203,11 +203,24 @@ inline int report_misses(const replay_comparisons& replays, std::ostream& err) {
     int misses = 0;
     for (const auto& [name, comparisons] : replays) {
         for (const stats::comparison& c : comparisons) {
-            if (c.within.value_or(false) || !c.judged)
-                continue;
-            ++misses;
             const std::string quantity{stats::quantity_name(c.quantity)};
+            const bool within = c.within.value_or(false);
+            if (!c.judged || (within && !c.known_gap))
+                continue;
+            if (c.known_gap && c.within && !within) {
+                err << "libsched: " << name << ": " << quantity << " " << c.entry << ": error "
+                    << fixed(*c.error, 2, true) << " " << stats::error_unit(c.quantity)
+                    << " outside " << tolerance_text(c)
+                    << ": a known gap (measured.known_gaps), not counted\n";
+                continue;
+            }
+            ++misses;
             err << "libsched: " << name << ": " << quantity << " " << c.entry << ": ";
+            if (c.known_gap && within) {
+                err << "within its tolerance but marked a known gap: drop it from "
+                       "measured.known_gaps\n";
+                continue;
+            }
             if (!c.tolerance)
                 err << "no tolerance stated (measured.tolerance." << quantity << ")\n";
             else if (!c.within)

@@ -54,7 +54,9 @@ inline std::string verdict_text(const stats::comparison& c) {
         return "no tolerance";
     if (!c.within)
         return "no prediction";
-    return *c.within ? "within" : "OUTSIDE";
+    if (*c.within)
+        return c.known_gap ? "within (marked known gap)" : "within";
+    return c.known_gap ? "OUTSIDE (known gap)" : "OUTSIDE";
 }
 
 // A / b - 1 in percent, or nothing.

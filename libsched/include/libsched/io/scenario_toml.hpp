@@ -331,6 +331,14 @@ inline measured_spec read_measured(const toml::node& n, const std::string& field
         if (data == nullptr && t.take(key) != nullptr)
             throw scenario_error(t.field(key), "needs measured.data, the file it refers to");
     t.take_into("judged", m.judged, read_bool);
+    if (const toml::node* gaps = t.take("known_gaps"))
+        for_each_element(
+            *gaps, t.field("known_gaps"), log, [&](const toml::node& e, const std::string& f) {
+                const std::string q = read_string(e, f);
+                if (q != "share" && q != "ratio" && q != "jratio")
+                    throw scenario_error(f, "\"" + q + "\" is not share, ratio or jratio");
+                m.known_gaps.push_back(q);
+            });
     if (const toml::node* tol = t.take("tolerance")) {
         table_reader tt(read_table(*tol, t.field("tolerance")), t.field("tolerance"), log);
         tt.take_into("share", m.tolerance.share, read_number);

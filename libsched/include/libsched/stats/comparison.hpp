@@ -46,7 +46,14 @@ struct comparison {
     std::optional<double> tolerance; // as measured_spec::tolerance states it, if it does
     std::optional<bool> within;      // |error| within the tolerance; nullopt without either
     bool judged = true;              // false: shown for comparison only (measured_spec::judged)
+    bool known_gap = false;          // measured_spec::known_gaps names its quantity
 };
+
+// Whether the replay marks the quantity as a known gap of the model.
+inline bool is_known_gap(const measured_spec& m, measured_quantity q) {
+    return std::find(m.known_gaps.begin(), m.known_gaps.end(), quantity_name(q)) !=
+           m.known_gaps.end();
+}
 
 // The error of a ratio in percent of the measurement, and whether it lies within a relative
 // tolerance.
@@ -78,6 +85,7 @@ inline std::vector<comparison> compare_measured(const std::vector<row_summary>& 
             c.tolerance =
                 q == measured_quantity::share ? measured.tolerance.share : measured.tolerance.ratio;
             c.judged = measured.judged;
+            c.known_gap = is_known_gap(measured, q);
             for (const auto& row : entries)
                 if (row.entry == entry)
                     c.predicted =

@@ -134,6 +134,7 @@ inline std::vector<comparison> compare_groups(const group_summary& s, const meas
         c.measured = ru ? g.ratio : g.jratio;
         c.tolerance = ru ? m.tolerance.ratio : m.tolerance.jratio;
         c.judged = m.judged;
+        c.known_gap = is_known_gap(m, q);
         judge_ratio(c);
         out.push_back(std::move(c));
     }
