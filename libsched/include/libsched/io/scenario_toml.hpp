@@ -282,10 +282,10 @@ inline machine_spec read_machine(const toml::node& n, const std::string& field, 
                 const std::string f = path + "." + name;
                 log.note(f, entry.first.source());
                 log.attempt([&] {
-                    std::vector<int>& cpus = m.cpusets[name];
+                    std::vector<int>& set_cpus = m.cpusets[name];
                     for_each_element(entry.second, f, log,
                                      [&](const toml::node& cpu, const std::string& ef) {
-                                         cpus.push_back(read_int(cpu, ef));
+                                         set_cpus.push_back(read_int(cpu, ef));
                                      });
                 });
             }
