@@ -638,3 +638,38 @@ TEST_CASE("topology = \"host\" reads this machine when the file is loaded") {
     CHECK(sc.machine.cpus == read_host_topology().nr_cpus());
     CHECK(sc.machine.cpus >= 1);
 }
+
+TEST_CASE("set_affinity and cpusets are read; their errors name the field") {
+    const scenario sc = parse_scenario(R"(
+[machine]
+cpus = 4
+[machine.cpusets]
+pair = [2, 3]
+[[tasks]]
+name = "a"
+cpuset = "pair"
+set_affinity = [{ at = "1s", cpus = [3] }]
+)",
+                                       "a.toml");
+    CHECK(sc.machine.cpusets.at("pair") == std::vector<int>{2, 3});
+    REQUIRE(sc.tasks[0].set_affinity.size() == 1);
+    CHECK(sc.tasks[0].set_affinity[0].at == nsec_per_sec);
+    CHECK(sc.tasks[0].set_affinity[0].cpus == std::vector<int>{3});
+    CHECK(sc.tasks[0].cpuset == "pair");
+    const auto field_of = [](const std::string& text) {
+        try {
+            parse_scenario(text, "a.toml");
+        } catch (const scenario_error& e) {
+            return e.field();
+        }
+        return std::string{"accepted"};
+    };
+    CHECK(field_of("[machine]\ncpus = 2\n[[tasks]]\nname = \"a\"\nset_affinity = [{ at = "
+                   "\"1s\", cpus = [\"1\"] }]\n") == "tasks[0].set_affinity[0].cpus[0]");
+    CHECK(field_of("[machine]\ncpus = 2\n[[tasks]]\nname = \"a\"\nset_affinity = [{ at = "
+                   "\"1s\" }]\n") == "tasks[0].set_affinity[0].cpus");
+    CHECK(field_of("[machine]\ncpus = 2\n[machine.cpusets]\nx = [5]\n[[tasks]]\nname = "
+                   "\"a\"\n") == "machine.cpusets.x");
+    CHECK(field_of("[machine]\ncpus = 2\n[[tasks]]\nname = \"a\"\ncpuset = \"x\"\n") ==
+          "tasks[0].cpuset");
+}

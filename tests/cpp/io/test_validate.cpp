@@ -259,6 +259,61 @@ TEST_CASE("count and affinity") {
           }).reason == "CPU 1 is listed twice");
 }
 
+TEST_CASE("set_affinity and cpusets") {
+    const auto two = [](scenario& s) {
+        s.machine.cpus = 2;
+        s.length = 10 * nsec_per_sec;
+    };
+    CHECK(rejected([&](scenario& s) {
+              two(s);
+              s.tasks[0].set_affinity = {{nsec_per_sec, {}}};
+          }).field == "tasks[0].set_affinity[0].cpus");
+    const auto cpu2 = rejected([&](scenario& s) {
+        two(s);
+        s.tasks[0].set_affinity = {{nsec_per_sec, {1}}, {2 * nsec_per_sec, {2}}};
+    });
+    CHECK(cpu2.field == "tasks[0].set_affinity[1].cpus");
+    CHECK(cpu2.reason == "affinity to CPU 2 but the machine has 2 CPUs");
+    CHECK(rejected([&](scenario& s) {
+              two(s);
+              s.tasks[0].set_affinity = {{s.length, {1}}};
+          }).field == "tasks[0].set_affinity[0].at");
+    CHECK(rejected([&](scenario& s) {
+              two(s);
+              s.tasks[0].cpuset = "nope";
+          }).field == "tasks[0].cpuset");
+    CHECK(rejected([&](scenario& s) {
+              two(s);
+              s.machine.cpusets = {{"b", {}}};
+          }).field == "machine.cpusets.b");
+    CHECK(rejected([&](scenario& s) {
+              two(s);
+              s.machine.cpusets = {{"b", {0, 3}}};
+          }).field == "machine.cpusets.b");
+    const auto outside = rejected([&](scenario& s) {
+        two(s);
+        s.machine.cpusets = {{"b", {1}}};
+        s.tasks[0].cpuset = "b";
+        s.tasks[0].affinity = {0};
+    });
+    CHECK(outside.field == "tasks[0].affinity");
+    CHECK(outside.reason ==
+          "no CPU of it is in cpuset \"b\"; sched_setaffinity() refuses an empty intersection");
+    CHECK(rejected([&](scenario& s) {
+              two(s);
+              s.machine.cpusets = {{"b", {1}}};
+              s.tasks[0].cpuset = "b";
+              s.tasks[0].set_affinity = {{nsec_per_sec, {0}}};
+          }).field == "tasks[0].set_affinity[0].cpus");
+    CHECK(error_fields([&](scenario& s) {
+              two(s);
+              s.machine.cpusets = {{"b", {1}}};
+              s.tasks[0].cpuset = "b";
+              s.tasks[0].affinity = {0, 1};
+              s.tasks[0].set_affinity = {{nsec_per_sec, {1}}};
+          }).empty());
+}
+
 TEST_CASE("behaviours and distributions") {
     using kind = behaviour_spec::kind;
     using dist = distribution::kind;

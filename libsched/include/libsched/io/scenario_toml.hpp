@@ -156,6 +156,27 @@ inline task_spec read_task(const toml::node& n, const std::string& field, read_l
                                  task.renice.push_back(spec);
                              });
         });
+    if (const toml::node* r = t.take("set_affinity"))
+        log.attempt([&] {
+            for_each_element(
+                *r, t.field("set_affinity"), log, [&](const toml::node& e, const std::string& f) {
+                    table_reader rt(read_table(e, f), f, log);
+                    affinity_change_spec spec;
+                    rt.take_required_into("at", spec.at, read_duration);
+                    rt.take_required_into(
+                        "cpus", spec.cpus, [&log](const toml::node& c, const std::string& cf) {
+                            std::vector<int> cpus;
+                            for_each_element(c, cf, log,
+                                             [&](const toml::node& cpu, const std::string& ef) {
+                                                 cpus.push_back(read_int(cpu, ef));
+                                             });
+                            return cpus;
+                        });
+                    rt.reject_unknown();
+                    task.set_affinity.push_back(std::move(spec));
+                });
+        });
+    t.take_into("cpuset", task.cpuset, read_string);
     t.reject_unknown();
     return task;
 }
@@ -251,6 +272,22 @@ inline machine_spec read_machine(const toml::node& n, const std::string& field, 
                 const std::string name{entry.first.str()};
                 log.note(path + "." + name, entry.first.source());
                 log.attempt([&] { m.features[name] = read_bool(entry.second, path + "." + name); });
+            }
+        });
+    if (const toml::node* c = t.take("cpusets"))
+        log.attempt([&] {
+            const std::string path = t.field("cpusets");
+            for (const auto& entry : read_table(*c, path)) {
+                const std::string name{entry.first.str()};
+                const std::string f = path + "." + name;
+                log.note(f, entry.first.source());
+                log.attempt([&] {
+                    std::vector<int>& set_cpus = m.cpusets[name];
+                    for_each_element(entry.second, f, log,
+                                     [&](const toml::node& cpu, const std::string& ef) {
+                                         set_cpus.push_back(read_int(cpu, ef));
+                                     });
+                });
             }
         });
     t.reject_unknown();

@@ -131,14 +131,13 @@ private:
                     t->se.custom_slice = true;
                     t->se.slice = eevdf::clamp_custom_slice(*spec.slice);
                 }
-                if (!spec.affinity.empty()) {
-                    t->cpus_allowed.assign(static_cast<std::size_t>(sc_.machine.cpus), false);
-                    for (int c : spec.affinity)
-                        t->cpus_allowed[static_cast<std::size_t>(c)] = true;
-                }
+                t->cpus_allowed = effective_cpus(sc_.machine, spec, spec.affinity);
+                std::vector<std::vector<bool>> changes;
+                for (const affinity_change_spec& a : spec.set_affinity)
+                    changes.push_back(effective_cpus(sc_.machine, spec, a.cpus));
                 core_.sched_fork(*t, parent_cpu(*t));
                 observer_.add(*t);
-                workload_.add(*t, spec, forks[e][static_cast<std::size_t>(i)]);
+                workload_.add(*t, spec, forks[e][static_cast<std::size_t>(i)], std::move(changes));
                 entries_.push_back(spec.name);
                 tasks_.push_back(std::move(t));
             }

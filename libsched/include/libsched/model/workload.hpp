@@ -13,6 +13,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace libsched {
@@ -81,14 +82,18 @@ public:
     static constexpr des::event_order wakeup_order = 2;
     static constexpr des::event_order burst_order = 3;
     static constexpr des::event_order renice_order = 4;
+    static constexpr des::event_order affinity_order = 4;
 
     workload(des::simulator& sim, Core& c, observer<Core>& obs)
-        : sim_(sim), core_(c), obs_(obs), fork_h_(this), exit_h_(this), renice_h_(this) {}
+        : sim_(sim), core_(c), obs_(obs), fork_h_(this), exit_h_(this), renice_h_(this),
+          affinity_h_(this) {}
     workload(const workload&) = delete;
     workload& operator=(const workload&) = delete;
 
     // The program of one task instance, forked at `start`.
-    void add(task& t, const task_spec& spec, sim_time start) {
+    // affinity_masks: the effective mask of each of spec.set_affinity, in its order.
+    void add(task& t, const task_spec& spec, sim_time start,
+             std::vector<std::vector<bool>> affinity_masks = {}) {
         const std::uint64_t idx = programs_.size();
         auto pg = std::make_unique<program>(sim_, this, idx, t, spec.behaviour);
         pg->start = start;
@@ -98,6 +103,8 @@ public:
         if (spec.exit_at)
             pg->end_of_life = std::min(pg->end_of_life.value_or(*spec.exit_at), *spec.exit_at);
         pg->renice = spec.renice;
+        for (std::size_t i = 0; i < affinity_masks.size() && i < spec.set_affinity.size(); ++i)
+            pg->affinity.push_back({spec.set_affinity[i].at, std::move(affinity_masks[i])});
         pg->system_share = spec.system_share;
         pg->nice_clamped = clamp_nice(spec.nice).clamped;
         programs_.push_back(std::move(pg));
@@ -137,11 +144,17 @@ private:
     void on_fork(std::uint64_t idx) {
         program& pg = *programs_[idx];
         pg.budget = pg.what.next_burst(sim_.rng());
+        for (const auto& [at, mask] : pg.affinity) // set before the fork: the child inherits it
+            if (at <= sim_.now())
+                pg.t.cpus_allowed = mask;
         core_.wake_up_new_task(pg.t);
         if (pg.end_of_life)
             sim_.schedule_at(*pg.end_of_life, exit_order, exit_h_, idx);
         for (std::size_t i = 0; i < pg.renice.size(); ++i)
             sim_.schedule_at(pg.renice[i].at, renice_order, renice_h_, idx << 32 | i);
+        for (std::size_t i = 0; i < pg.affinity.size(); ++i)
+            if (pg.affinity[i].first > sim_.now())
+                sim_.schedule_at(pg.affinity[i].first, affinity_order, affinity_h_, idx << 32 | i);
     }
 
     // The process notices its end only while it runs (a queued or sleeping one exits as
@@ -220,6 +233,14 @@ private:
         core_.set_user_nice(pg.t, nc.nice);
     }
 
+    // sched_setaffinity() (taskset -p): the effective mask, then set_cpus_allowed_ptr().
+    void on_set_affinity(std::uint64_t payload) {
+        program& pg = *programs_[payload >> 32];
+        if (pg.t.state == task_state::dead)
+            return;
+        core_.set_cpus_allowed_ptr(pg.t, pg.affinity[payload & 0xffff'ffff].second);
+    }
+
     using burst_timer = des::timer<des::member_call<workload, &workload::on_burst_done>>;
     using sleep_timer = des::timer<des::member_call<workload, &workload::on_wakeup>>;
 
@@ -234,6 +255,7 @@ private:
         sim_time start = 0;
         std::optional<sim_time> end_of_life;
         std::vector<renice_spec> renice;
+        std::vector<std::pair<sim_time, std::vector<bool>>> affinity; // set_affinity, masked
         double system_share = 0.0;
         bool nice_clamped = false;
         duration budget = unlimited; // CPU time left in the current burst
@@ -253,6 +275,7 @@ private:
     des::member_handler<workload, &workload::on_fork> fork_h_;
     des::member_handler<workload, &workload::on_exit> exit_h_;
     des::member_handler<workload, &workload::on_renice> renice_h_;
+    des::member_handler<workload, &workload::on_set_affinity> affinity_h_;
 };
 
 } // namespace libsched

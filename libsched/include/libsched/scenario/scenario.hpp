@@ -43,12 +43,20 @@ struct renice_spec {
     int nice = 0;
 };
 
+// sched_setaffinity() at a time of the run (as taskset -p): the CPUs allowed from then on.
+struct affinity_change_spec {
+    sim_time at = 0;
+    std::vector<int> cpus;
+};
+
 struct task_spec {
     std::string name; // entry name; instances are name, or name.0 .. name.{count-1}
     int count = 1;
     int nice = 0; // as requested; the model clamps to [-20, 19] like setpriority()
     sched_policy policy = sched_policy::normal;
     std::vector<int> affinity; // allowed CPUs; empty = all
+    std::vector<affinity_change_spec> set_affinity;
+    std::string cpuset; // a machine.cpusets name; empty = the root cpuset (every CPU)
     behaviour_spec behaviour;
     sim_time start = 0; // fork time of the first instance
     // The gap between one instance's fork and the next; a drawn gap is drawn anew for each,
@@ -82,6 +90,8 @@ struct machine_spec {
     std::optional<duration> min_granularity_ns;
     std::optional<duration> wakeup_granularity_ns;
     std::map<std::string, bool> features; // feature name -> on/off
+    // cpuset name -> its CPUs (cpuset.cpus); a task in one runs only there.
+    std::map<std::string, std::vector<int>> cpusets;
     calc_delta_mode delta_mode = calc_delta_mode::inverse_multiply;
     // Time from a reschedule request (tick, wakeup) to the pick reading the clock:
     // interrupt return and __schedule() entry. A machine property, not a fitted value.
@@ -96,6 +106,31 @@ struct machine_spec {
     // model, so this only saves events; false keeps every tick.
     bool nohz_idle = true;
 };
+
+// The task's effective mask for the requested CPUs (empty = every CPU): their
+// intersection with its cpuset's CPUs, as __sched_setaffinity() takes
+// cpuset_cpus_allowed(). Empty result = every CPU; all false = nothing allowed (the
+// kernel's -EINVAL, which validate() rejects). Needs a valid scenario.
+inline std::vector<bool> effective_cpus(const machine_spec& m, const task_spec& t,
+                                        const std::vector<int>& requested) {
+    const auto n = static_cast<std::size_t>(m.cpus);
+    const auto set = t.cpuset.empty() ? m.cpusets.end() : m.cpusets.find(t.cpuset);
+    if (requested.empty() && set == m.cpusets.end())
+        return {};
+    std::vector<bool> mask(n, requested.empty());
+    for (int c : requested)
+        if (c >= 0 && static_cast<std::size_t>(c) < n)
+            mask[static_cast<std::size_t>(c)] = true;
+    if (set != m.cpusets.end()) {
+        std::vector<bool> in_set(n, false);
+        for (int c : set->second)
+            if (c >= 0 && static_cast<std::size_t>(c) < n)
+                in_set[static_cast<std::size_t>(c)] = true;
+        for (std::size_t c = 0; c < n; ++c)
+            mask[c] = mask[c] && in_set[c];
+    }
+    return mask;
+}
 
 inline cpu_topology topology_of(const machine_spec& m) {
     return m.topology ? *m.topology : symmetric_topology(1, m.cpus, 1);

@@ -292,6 +292,37 @@ inline void check_behaviour(const std::string& field, const behaviour_spec& b, v
     }
 }
 
+// A list of CPUs (an affinity, a cpuset's CPUs): each on the machine, none twice. True if
+// it passed.
+inline bool check_cpu_list(const std::string& field, const std::vector<int>& cpus,
+                           const scenario& sc, const valid_bases& b, validation& v) {
+    bool ok = true;
+    std::set<int> seen;
+    for (const int cpu : cpus) {
+        if (cpu < 0 || (b.cpus && cpu >= sc.machine.cpus)) {
+            reject(v, field,
+                   "affinity to CPU " + std::to_string(cpu) + " but the machine has " +
+                       count_text(sc.machine.cpus, "CPU"));
+            ok = false;
+        } else if (!seen.insert(cpu).second) {
+            reject(v, field, "CPU " + std::to_string(cpu) + " is listed twice");
+            ok = false;
+        }
+    }
+    return ok;
+}
+
+// machine.cpusets: each a non-empty list of the machine's CPUs.
+inline void check_cpusets(const scenario& sc, const valid_bases& b, validation& v) {
+    for (const auto& [name, cpus] : sc.machine.cpusets) {
+        const std::string field = "machine.cpusets." + name;
+        if (cpus.empty())
+            reject(v, field, "an empty cpuset.cpus; a cpuset for tasks needs at least one CPU");
+        else
+            check_cpu_list(field, cpus, sc, b, v);
+    }
+}
+
 inline void check_task(const scenario& sc, std::size_t i, const valid_bases& b, validation& v) {
     const task_spec& t = sc.tasks[i];
     const std::string at = "tasks[" + std::to_string(i) + "]";
@@ -300,14 +331,42 @@ inline void check_task(const scenario& sc, std::size_t i, const valid_bases& b, 
                std::to_string(t.count) + " is outside [1, " + std::to_string(max_task_count) + "]");
     check_nice(at + ".nice", t.nice, v);
 
-    std::set<int> allowed;
-    for (const int cpu : t.affinity) {
-        if (cpu < 0 || (b.cpus && cpu >= sc.machine.cpus))
-            reject(v, at + ".affinity",
-                   "affinity to CPU " + std::to_string(cpu) + " but the machine has " +
-                       count_text(sc.machine.cpus, "CPU"));
-        else if (!allowed.insert(cpu).second)
-            reject(v, at + ".affinity", "CPU " + std::to_string(cpu) + " is listed twice");
+    const bool affinity_ok = check_cpu_list(at + ".affinity", t.affinity, sc, b, v);
+    const bool cpuset_ok = t.cpuset.empty() || sc.machine.cpusets.count(t.cpuset) != 0;
+    if (!cpuset_ok) {
+        std::vector<std::string_view> names;
+        std::string listed;
+        for (const auto& [name, cpus] : sc.machine.cpusets) {
+            names.push_back(name);
+            listed += (listed.empty() ? "" : ", ") + name;
+        }
+        reject(
+            v, at + ".cpuset",
+            "\"" + t.cpuset + "\" names no machine.cpusets entry" + did_you_mean(t.cpuset, names) +
+                (listed.empty() ? std::string{" (there are none)"} : " (cpusets: " + listed + ")"));
+    }
+    // __sched_setaffinity(): the mask within the cpuset; none left is -EINVAL.
+    const auto outside_cpuset = [&](const std::vector<int>& cpus) {
+        if (!b.cpus || t.cpuset.empty() || !cpuset_ok)
+            return false;
+        const std::vector<bool> mask = effective_cpus(sc.machine, t, cpus);
+        return !mask.empty() && std::find(mask.begin(), mask.end(), true) == mask.end();
+    };
+    if (affinity_ok && outside_cpuset(t.affinity))
+        reject(v, at + ".affinity",
+               "no CPU of it is in cpuset \"" + t.cpuset +
+                   "\"; sched_setaffinity() refuses an empty intersection");
+    for (std::size_t j = 0; j < t.set_affinity.size(); ++j) {
+        const std::string af = at + ".set_affinity[" + std::to_string(j) + "]";
+        const affinity_change_spec& a = t.set_affinity[j];
+        if (!within_run(a.at, sc, b))
+            reject(v, af + ".at", format_duration(a.at) + " is outside " + run_interval(sc.length));
+        if (a.cpus.empty())
+            reject(v, af + ".cpus", "an empty CPU list, which sched_setaffinity() rejects");
+        else if (check_cpu_list(af + ".cpus", a.cpus, sc, b, v) && outside_cpuset(a.cpus))
+            reject(v, af + ".cpus",
+                   "no CPU of it is in cpuset \"" + t.cpuset +
+                       "\"; sched_setaffinity() refuses an empty intersection");
     }
     check_behaviour(at + ".behaviour", t.behaviour, v);
 
@@ -434,6 +493,7 @@ inline validation check_scenario(const scenario& sc) {
     validation v;
     const detail::valid_bases b(sc);
     detail::check_machine(sc.machine, b, v);
+    detail::check_cpusets(sc, b, v);
     detail::check_run(sc, b, v);
     detail::check_tasks(sc, b, v);
     detail::check_measured(sc, b, v);

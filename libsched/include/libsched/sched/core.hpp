@@ -1,8 +1,8 @@
 #pragma once
 // The core scheduler (kernel/sched/core.c): __schedule, try_to_wake_up, wake_up_new_task,
-// set_user_nice, sched_tick, wakeup_preempt, resched_curr, set_task_cpu, do_exit's last
-// schedule. It calls the scheduling classes through their hooks and runs over a small
-// environment: the event engine's clock and timers, a trace sink, and task_hooks for what
+// set_user_nice, set_cpus_allowed_ptr, sched_tick, wakeup_preempt, resched_curr, set_task_cpu,
+// do_exit's last schedule. It calls the scheduling classes through their hooks and runs over a
+// small environment: the event engine's clock and timers, a trace sink, and task_hooks for what
 // runs above the scheduler.
 #include <libsched/des/timer.hpp>
 #include <libsched/sched/fair.hpp>
@@ -211,6 +211,35 @@ public:
         maybe_resched(r);
     }
 
+    // __set_cpus_allowed_ptr() / affine_move_task() (sched_setaffinity(), a cpuset change):
+    // the task may now run only on the CPUs of mask (empty = every CPU). If its CPU is still
+    // allowed nothing more happens; a sleeping task moves at its next wakeup
+    // (select_task_rq()); a queued one is moved now (move_queued_task()); a running one is
+    // pushed by its CPU's stopper (stop_one_cpu() + migration_cpu_stop()). The destination
+    // is the first allowed CPU (cpumask_any_and(), as before 5.10; later kernels spread
+    // the choice with cpumask_any_and_distribute()). A task still queued as delayed (6.12+)
+    // finishes its dequeue first and then moves as a sleeper: its delayed state across a
+    // move is not modelled. The caller checks that mask allows some CPU.
+    void set_cpus_allowed_ptr(task& p, std::vector<bool> mask) {
+        p.cpus_allowed = std::move(mask);
+        if (p.state == task_state::dead || p.state == task_state::not_started ||
+            p.allowed_on(p.cpu))
+            return;
+        rq& r = task_rq(p);
+        update_rq_clock(r);
+        if (r.curr == &p) {
+            cpu_of(r).migration_pending = &p;
+            stop_one_cpu(r.cpu);
+            return;
+        }
+        if (p.se.on_rq && p.se.sched_delayed) {
+            p.sched_class->dequeue_task(r, p, dequeue_flags::sleep | dequeue_flags::delayed);
+            return;
+        }
+        if (p.se.on_rq)
+            move_queued_task(p, r, cpu_rq(first_allowed_cpu(p)));
+    }
+
     // select_task_rq() (core.c): the class chooses for a task that may run on several
     // CPUs; a choice it may not run on falls back to its first allowed CPU
     // (select_fallback_rq()).
@@ -225,6 +254,14 @@ public:
             if (p.allowed_on(c))
                 return c;
         return cpu;
+    }
+
+    // cpumask_any_and(p->cpus_ptr, cpu_active_mask): the first CPU the task may run on.
+    int first_allowed_cpu(const task& p) const {
+        for (int c = 0; c < nr_cpus(); ++c)
+            if (p.allowed_on(c))
+                return c;
+        return p.cpu;
     }
 
     // set_task_cpu(): a move to another CPU is a migration: the class is told and the
@@ -322,9 +359,27 @@ private:
         if (r.curr != &c.stopper)
             return;
         update_rq_clock(r);
-        lb_->active_load_balance_cpu_stop(r, now());
+        if (task* p = c.migration_pending) {
+            c.migration_pending = nullptr;
+            migration_cpu_stop(r, *p);
+        }
+        if (lb_)
+            lb_->active_load_balance_cpu_stop(r, now());
         c.stopper.state = task_state::sleeping;
         schedule(r, false);
+    }
+
+    // migration_cpu_stop(): the stopper preempted p, which is now only queued here, and
+    // moves it to a CPU of its new mask. A task that has since blocked, moved or been
+    // allowed here again is left alone (a sleeper moves at its wakeup).
+    void migration_cpu_stop(rq& r, task& p) {
+        if (p.cpu != r.cpu || !p.se.on_rq || p.allowed_on(r.cpu) || r.curr == &p)
+            return;
+        if (p.se.sched_delayed) {
+            p.sched_class->dequeue_task(r, p, dequeue_flags::sleep | dequeue_flags::delayed);
+            return;
+        }
+        move_queued_task(p, r, cpu_rq(first_allowed_cpu(p)));
     }
 
     // add_nr_running(): a task joined r's queue.
@@ -363,8 +418,9 @@ private:
         cpu_timer<&basic_core::on_ilb> ilb;             // the NOHZ balance kick's IPI
         cpu_timer<&basic_core::on_stop_work> stop_work; // the stopper, once it runs
         task stopper;                                   // migration/N
-        duration busy = 0;                              // wall time tasks ran, up to last_change
-        duration busy_irq = 0; // IRQ time taken out of the tasks' clock while busy
+        task* migration_pending = nullptr; // set_cpus_allowed_ptr()'s work for the stopper
+        duration busy = 0;                 // wall time tasks ran, up to last_change
+        duration busy_irq = 0;             // IRQ time taken out of the tasks' clock while busy
         sim_time last_change = 0;
         bool tick_stopped = false; // NOHZ idle
     };
