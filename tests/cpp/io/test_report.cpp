@@ -29,7 +29,8 @@ bool contains(const std::string& text, const std::string& part) {
 TEST_CASE("the report: header, entry rows and task rows under an entry of several") {
     const auto lines = report_lines(sample_run::result(), sample_run::scenario());
     REQUIRE(lines.size() > 7);
-    CHECK(lines[7].empty()); // the entry table ends; the per-CPU and perf stat blocks follow // header, column names, rule, a, a.0, a.1, b
+    // header, column names, rule, a, a.0, a.1, b; then the per-CPU and perf stat blocks
+    CHECK(lines[7].empty());
     CHECK(lines[0] ==
           "sample: kernel 6.8 (EEVDF), 1 CPU, HZ 250, window 0s to 1s, 3 repetitions (medians)");
     CHECK(contains(lines[1], "ratio to b"));
