@@ -47,6 +47,31 @@ def test_run_text_gives_the_result_document() -> None:
         assert [cpu["cpu"] for cpu in repetition["cpus"]] == [0]
 
 
+def test_counters_sum_the_tasks_and_one_cpu_does_not_balance() -> None:
+    result = libsched.run_text(PAIR)
+    for repetition in result["repetitions"]:
+        tasks = repetition["tasks"]
+        perf = repetition["perf_stat"]
+        assert perf["run"]["context_switches"] == sum(t["nvcsw"] + t["nivcsw"] for t in tasks)
+        assert perf["window"]["context_switches"] == sum(
+            t["window_nvcsw"] + t["window_nivcsw"] for t in tasks
+        )
+        assert perf["run"]["cpu_migrations"] == sum(t["nr_migrations"] for t in tasks)
+        clock_ms = sum(t["window_runtime"] for t in tasks) / 1e6
+        assert perf["window"]["task_clock_ms"] == pytest.approx(clock_ms)
+        window = result["window"]
+        assert perf["window"]["cpus_utilized"] == pytest.approx(
+            clock_ms / ((window["end"] - window["start"]) / 1e6)
+        )
+        for cpu in repetition["cpus"]:
+            assert set(cpu["balance"]) == {
+                "lb_count", "lb_failed", "lb_gained", "alb_pushed", "newidle", "nohz_kicks"
+            }
+            assert all(v == 0 for v in cpu["balance"].values())
+            assert all(v == 0 for v in cpu["window_balance"].values())
+    assert set(result["perf_stat"]) == {"window", "run"}
+
+
 def test_repetitions_and_seed_override_the_file() -> None:
     result = libsched.run_text(PAIR, repetitions=3, seed=100)
     assert [rep["model"]["seed"] for rep in result["repetitions"]] == [100, 101, 102]

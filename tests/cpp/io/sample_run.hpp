@@ -80,7 +80,11 @@ inline libsched::run_result result() {
         rep.tasks[2].window_nvcsw = 10 * (i + 1);
         rep.tasks[2].wakeup_latency = wakeups[i];
         rep.tasks[2].exited = 900'000'000;
-        rep.cpus = {{0, 1'000'000'000, 0, 1'000'000'000, 0, 500, 0}};
+        libsched::cpu_result cpu;
+        cpu.busy = 1'000'000'000;
+        cpu.window_busy = 1'000'000'000;
+        cpu.nr_switches = 500;
+        rep.cpus = {cpu};
         r.repetitions.push_back(rep);
     }
     return r;

@@ -28,7 +28,9 @@ bool contains(const std::string& text, const std::string& part) {
 
 TEST_CASE("the report: header, entry rows and task rows under an entry of several") {
     const auto lines = report_lines(sample_run::result(), sample_run::scenario());
-    REQUIRE(lines.size() == 7); // header, column names, rule, a, a.0, a.1, b
+    REQUIRE(lines.size() > 7);
+    // header, column names, rule, a, a.0, a.1, b; then the per-CPU and perf stat blocks
+    CHECK(lines[7].empty());
     CHECK(lines[0] ==
           "sample: kernel 6.8 (EEVDF), 1 CPU, HZ 250, window 0s to 1s, 3 repetitions (medians)");
     CHECK(contains(lines[1], "ratio to b"));
@@ -62,7 +64,8 @@ TEST_CASE("large entries are not listed task by task; an empty run says so") {
         for (int i = 2; i < 20; ++i)
             rep.tasks.push_back(sample_run::task("a." + std::to_string(i), "a", 0, 0.01));
     const auto lines = report_lines(r, sc);
-    CHECK(lines.size() == 5); // header, column names, rule, a, b
+    REQUIRE(lines.size() > 5);
+    CHECK(lines[5].empty()); // header, column names, rule, a, b, then the per-CPU block
 
     const auto empty = report_lines(run_result{}, sc);
     REQUIRE(empty.size() == 2);
@@ -81,4 +84,22 @@ TEST_CASE("system-time columns appear only when some task has system time") {
     CHECK(contains(lines[1], "stime ms (rusage)"));
     CHECK(contains(lines[3], "12.0"));
     CHECK(contains(lines[3], "120.0"));
+}
+
+TEST_CASE("every report has a per-CPU table and a perf stat block over all tasks") {
+    const auto lines = report_lines(sample_run::result(), sample_run::scenario());
+    std::size_t cpu = 0, perf = 0;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        if (contains(lines[i], "lb passes"))
+            cpu = i;
+        if (contains(lines[i], "perf stat") && contains(lines[i], "whole run"))
+            perf = i;
+    }
+    REQUIRE(cpu > 0);
+    CHECK(contains(lines[cpu], "busy %"));
+    CHECK(lines[cpu + 2].rfind("  0", 0) == 0); // one row per CPU, right-aligned
+    REQUIRE(perf > 0);
+    REQUIRE(lines.size() > perf + 5);
+    CHECK(contains(lines[perf + 2], "context-switches"));
+    CHECK(contains(lines[perf + 5], "CPUs utilized"));
 }

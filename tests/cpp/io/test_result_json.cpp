@@ -113,3 +113,38 @@ TEST_CASE("measured values bring the prediction's error") {
     CHECK(empty["summary"].empty());
     CHECK(empty["error"]["share"]["a"].is_null());
 }
+
+TEST_CASE("the JSON document has per-CPU balancing counters and perf stat's totals") {
+    const run_result r = sample_run::result();
+    const scenario sc = sample_run::scenario();
+    const nlohmann::json j = to_json(r, sc);
+    const nlohmann::json& cpu = j["repetitions"][0]["cpus"][0];
+    for (const char* key :
+         {"lb_count", "lb_failed", "lb_gained", "alb_pushed", "newidle", "nohz_kicks"}) {
+        INFO(key);
+        CHECK(cpu["balance"][key] == 0);
+        CHECK(cpu["window_balance"][key] == 0);
+    }
+    for (std::size_t i = 0; i < r.repetitions.size(); ++i) {
+        const repetition_result& rep = r.repetitions[i];
+        const nlohmann::json& perf = j["repetitions"][i]["perf_stat"];
+        double cs = 0, wcs = 0, mig = 0, wclock = 0;
+        for (const task_result& t : rep.tasks) {
+            cs += static_cast<double>(t.nvcsw + t.nivcsw);
+            wcs += static_cast<double>(t.window_nvcsw + t.window_nivcsw);
+            mig += static_cast<double>(t.nr_migrations);
+            wclock += static_cast<double>(t.window_runtime) / nsec_per_msec;
+        }
+        CHECK(perf["run"]["context_switches"].get<double>() == cs);
+        CHECK(perf["window"]["context_switches"].get<double>() == wcs);
+        CHECK(perf["run"]["cpu_migrations"].get<double>() == mig);
+        CHECK(perf["window"]["task_clock_ms"].get<double>() == Approx(wclock));
+        const double window_ms = static_cast<double>(sc.window_stop() - sc.window_start) /
+                                 static_cast<double>(nsec_per_msec);
+        CHECK(perf["window"]["cpus_utilized"].get<double>() == Approx(wclock / window_ms));
+    }
+    for (const char* span : {"window", "run"})
+        for (const char* key :
+             {"context_switches", "cpu_migrations", "task_clock_ms", "cpus_utilized"})
+            CHECK(j["perf_stat"][span].contains(key));
+}

@@ -9,6 +9,8 @@
 #include <libsched/stats/comparison.hpp>
 #include <libsched/stats/entry_summary.hpp>
 #include <libsched/stats/group_comparison.hpp>
+#include <libsched/stats/perf_stat.hpp>
+#include <libsched/stats/summary.hpp>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -109,21 +111,78 @@ inline void print_group_table(std::ostream& out, const std::vector<group_row>& r
     table.print(out);
 }
 
-// perf stat's counters over the tasks beside the measured ones (medians over repetitions).
-inline void print_perf_stat(std::ostream& out, const stats::perf_counters& simulated,
-                            const perf_stat_spec& measured) {
+// perf stat's counters, one column per span (as labelled), and when a measurement is given
+// the measured counters with the first column's error beside them.
+inline void print_perf_stat(std::ostream& out,
+                            const std::vector<std::pair<std::string, stats::perf_counters>>& spans,
+                            const perf_stat_spec* measured = nullptr) {
     using detail::align;
     using detail::fixed;
-    detail::text_table table(
-        {{"perf stat", align::left}, {"simulated"}, {"measured"}, {"error %"}});
-    const auto row = [&](const char* name, double sim, double meas, int decimals) {
-        table.add_row({name, fixed(sim, decimals), fixed(meas, decimals),
-                       fixed(detail::percent_off(sim, meas), 1, true)});
+    std::vector<detail::column> columns = {{"perf stat", align::left}};
+    for (const auto& span : spans)
+        columns.push_back({span.first});
+    if (measured)
+        columns.insert(columns.end(), {{"measured"}, {"error %"}});
+    detail::text_table table(std::move(columns));
+    using field = double stats::perf_counters::*;
+    const auto row = [&](const char* name, field f, int decimals) {
+        std::vector<std::string> cells = {name};
+        for (const auto& span : spans)
+            cells.push_back(fixed(span.second.*f, decimals));
+        if (measured && !spans.empty())
+            cells.insert(
+                cells.end(),
+                {fixed(measured->*f, decimals),
+                 fixed(detail::percent_off(spans.front().second.*f, measured->*f), 1, true)});
+        table.add_row(std::move(cells));
     };
-    row("context-switches", simulated.context_switches, measured.context_switches, 0);
-    row("cpu-migrations", simulated.cpu_migrations, measured.cpu_migrations, 0);
-    row("task-clock ms", simulated.task_clock_ms, measured.task_clock_ms, 2);
-    row("CPUs utilized", simulated.cpus_utilized, measured.cpus_utilized, 3);
+    row("context-switches", &stats::perf_counters::context_switches, 0);
+    row("cpu-migrations", &stats::perf_counters::cpu_migrations, 0);
+    row("task-clock ms", &stats::perf_counters::task_clock_ms, 2);
+    row("CPUs utilized", &stats::perf_counters::cpus_utilized, 3);
+    table.print(out);
+}
+
+// Per CPU, medians over repetitions: busy share of the window, context switches and the load
+// balancer's counters over the whole run.
+inline void print_cpu_table(std::ostream& out, const run_result& result) {
+    using detail::align;
+    using detail::fixed;
+    if (result.repetitions.empty())
+        return;
+    detail::text_table table({{"cpu"},
+                              {"busy %"},
+                              {"switches"},
+                              {"lb passes"},
+                              {"lb failed"},
+                              {"pulled"},
+                              {"pushed"},
+                              {"newidle"},
+                              {"nohz"}});
+    const std::size_t nr_cpus = result.repetitions.front().cpus.size();
+    for (std::size_t c = 0; c < nr_cpus; ++c) {
+        const auto med = [&](auto value) {
+            std::vector<double> v;
+            for (const repetition_result& rep : result.repetitions)
+                if (c < rep.cpus.size())
+                    v.push_back(value(rep.cpus[c]));
+            return v.empty() ? 0.0 : stats::median(v);
+        };
+        const auto counter = [&](std::uint64_t balance_counters::*f) {
+            return fixed(
+                med([&](const cpu_result& r) { return static_cast<double>(r.balance.*f); }), 0);
+        };
+        const double busy = med([](const cpu_result& r) {
+            const duration w = r.window_busy + r.window_idle;
+            return w > 0 ? static_cast<double>(r.window_busy) / static_cast<double>(w) * 100 : 0.0;
+        });
+        table.add_row(
+            {std::to_string(c), fixed(busy, 1),
+             fixed(med([](const cpu_result& r) { return static_cast<double>(r.nr_switches); }), 0),
+             counter(&balance_counters::lb_count), counter(&balance_counters::lb_failed),
+             counter(&balance_counters::lb_gained), counter(&balance_counters::alb_pushed),
+             counter(&balance_counters::newidle), counter(&balance_counters::nohz_kicks)});
+    }
     table.print(out);
 }
 
@@ -213,6 +272,13 @@ inline void print_report(std::ostream& out, const run_result& result, const scen
                 add_row(t, "  " + t.name, false);
     }
     table.print(out);
+
+    out << "\nper CPU: busy in the window; switches and load balancing (schedstat) over the run\n";
+    print_cpu_table(out, result);
+    const stats::perf_summary perf = stats::summarize_perf(result, sc);
+    out << "\nperf stat over all tasks, medians over repetitions\n";
+    print_perf_stat(out, {{"window", perf.window}, {"whole run", perf.run}});
+
     if (!sc.measured.groups)
         return;
     const stats::group_summary groups = stats::summarize_groups(result, sc, *sc.measured.groups);
@@ -221,8 +287,9 @@ inline void print_report(std::ostream& out, const run_result& result, const scen
            "source's\n";
     print_group_table(out, {{sc.name, groups, *sc.measured.groups}});
     if (sc.measured.perf_stat && groups.perf) {
-        out << "\nperf stat over the tasks, medians over repetitions; measured: one run\n";
-        print_perf_stat(out, *groups.perf, *sc.measured.perf_stat);
+        out << "\nperf stat over the two groups' tasks, medians over repetitions; measured: one "
+               "run\n";
+        print_perf_stat(out, {{"simulated", *groups.perf}}, &*sc.measured.perf_stat);
     }
 }
 

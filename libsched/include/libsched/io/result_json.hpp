@@ -11,6 +11,7 @@
 #include <libsched/stats/comparison.hpp>
 #include <libsched/stats/entry_summary.hpp>
 #include <libsched/stats/group_comparison.hpp>
+#include <libsched/stats/perf_stat.hpp>
 #include <libsched/stats/summary.hpp>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -117,6 +118,12 @@ inline nlohmann::json task_json(const task_result& t) {
     };
 }
 
+// A CPU's load-balancing counters (/proc/schedstat's).
+inline nlohmann::json balance_json(const balance_counters& b) {
+    return {{"lb_count", b.lb_count},     {"lb_failed", b.lb_failed}, {"lb_gained", b.lb_gained},
+            {"alb_pushed", b.alb_pushed}, {"newidle", b.newidle},     {"nohz_kicks", b.nohz_kicks}};
+}
+
 inline nlohmann::json cpu_json(const cpu_result& c) {
     return {{"cpu", c.cpu},
             {"busy", c.busy},
@@ -124,10 +131,26 @@ inline nlohmann::json cpu_json(const cpu_result& c) {
             {"window_busy", c.window_busy},
             {"window_idle", c.window_idle},
             {"nr_switches", c.nr_switches},
+            {"balance", balance_json(c.balance)},
+            {"window_balance", balance_json(c.window_balance)},
             {"model", {{"irq", c.irq}}}};
 }
 
-inline nlohmann::json repetition_json(const repetition_result& rep) {
+inline nlohmann::json perf_json(const stats::perf_counters& p) {
+    return {{"context_switches", p.context_switches},
+            {"cpu_migrations", p.cpu_migrations},
+            {"task_clock_ms", p.task_clock_ms},
+            {"cpus_utilized", p.cpus_utilized}};
+}
+
+// perf stat over all the tasks, inside the window and over the whole run.
+inline nlohmann::json perf_stat_json(const stats::perf_counters& window,
+                                     const stats::perf_counters& run) {
+    return {{"window", perf_json(window)}, {"run", perf_json(run)}};
+}
+
+inline nlohmann::json repetition_json(const repetition_result& rep, const run_result& result,
+                                      const scenario& sc) {
     nlohmann::json tasks = nlohmann::json::array();
     for (const task_result& t : rep.tasks)
         tasks.push_back(task_json(t));
@@ -135,7 +158,11 @@ inline nlohmann::json repetition_json(const repetition_result& rep) {
     for (const cpu_result& c : rep.cpus)
         cpus.push_back(cpu_json(c));
     return {
-        {"tasks", tasks}, {"cpus", cpus}, {"model", {{"seed", rep.seed}, {"events", rep.events}}}};
+        {"tasks", tasks},
+        {"cpus", cpus},
+        {"perf_stat", perf_stat_json(stats::perf_stat_window(rep, stats::window_length(result, sc)),
+                                     stats::perf_stat_run(rep, sc.length))},
+        {"model", {{"seed", rep.seed}, {"events", rep.events}}}};
 }
 
 inline nlohmann::json row_json(const stats::row_summary& row) {
@@ -155,13 +182,6 @@ inline nlohmann::json row_json(const stats::row_summary& row) {
             {"wakeup_latency", latency_json(row.wakeup_latency)}};
 }
 
-inline nlohmann::json perf_json(const perf_stat_spec& p) {
-    return {{"context_switches", p.context_switches},
-            {"cpu_migrations", p.cpu_migrations},
-            {"task_clock_ms", p.task_clock_ms},
-            {"cpus_utilized", p.cpus_utilized}};
-}
-
 // A two-group figure: the run's medians beside the measured ones and the theories.
 inline nlohmann::json groups_json(const stats::group_summary& s, const measured_spec& m) {
     const group_ratio_spec& g = *m.groups;
@@ -179,9 +199,7 @@ inline nlohmann::json groups_json(const stats::group_summary& s, const measured_
           {"jratio_runs", g.jratio_runs}}},
     };
     if (m.perf_stat && s.perf)
-        j["perf_stat"] = {{"simulated", perf_json({s.perf->context_switches, s.perf->cpu_migrations,
-                                                   s.perf->task_clock_ms, s.perf->cpus_utilized})},
-                          {"measured", perf_json(*m.perf_stat)}};
+        j["perf_stat"] = {{"simulated", perf_json(*s.perf)}, {"measured", perf_json(*m.perf_stat)}};
     return j;
 }
 
@@ -190,7 +208,7 @@ inline nlohmann::json groups_json(const stats::group_summary& s, const measured_
 inline nlohmann::json to_json(const run_result& result, const scenario& sc) {
     nlohmann::json reps = nlohmann::json::array();
     for (const repetition_result& rep : result.repetitions)
-        reps.push_back(detail::repetition_json(rep));
+        reps.push_back(detail::repetition_json(rep, result, sc));
 
     const std::vector<stats::row_summary> entries = stats::summarize_entries(result, sc);
     nlohmann::json summary = nlohmann::json::array();
@@ -207,6 +225,10 @@ inline nlohmann::json to_json(const run_result& result, const scenario& sc) {
         {"repetitions", reps},
         {"summary", summary},
     };
+    if (!result.repetitions.empty()) {
+        const stats::perf_summary perf = stats::summarize_perf(result, sc);
+        j["perf_stat"] = detail::perf_stat_json(perf.window, perf.run);
+    }
 
     const measured_spec& m = sc.measured;
     if (m.share.empty() && m.ratio.empty() && !m.groups)

@@ -1,7 +1,8 @@
 #pragma once
 // What user space sees of the tasks (over the core scheduler Core, a basic_core), taken as a real
 // measurement would take it: the wakeup latency of each wakeup, getrusage() as the process reads it
-// at exit, /proc/PID/stat and the switch counters read at the window's ends, CPU busy time.
+// at exit, /proc/PID/stat and the switch counters read at the window's ends, CPU busy time and
+// the load balancer's counters.
 #include <libsched/des/member_call.hpp>
 #include <libsched/model/task_index.hpp>
 #include <libsched/scenario/result.hpp>
@@ -109,6 +110,8 @@ public:
         cr.window_busy = w.busy_at_end - w.busy_at_start;
         cr.window_idle = (window_stop_ - window_start_) - cr.window_busy;
         cr.nr_switches = core_.cpu_rq(cpu).nr_switches;
+        cr.balance = balance_of(cpu);
+        cr.window_balance = counters_between(w.balance_at_start, w.balance_at_end);
         cr.irq = core_.cpu_irq(cpu);
         return cr;
     }
@@ -131,7 +134,14 @@ private:
     };
     struct cpu_window {
         duration busy_at_start = 0, busy_at_end = 0;
+        balance_counters balance_at_start, balance_at_end;
     };
+
+    // The CPU's balancing counters so far (none on one CPU: no balancer).
+    balance_counters balance_of(int cpu) const {
+        const auto* lb = core_.balancer();
+        return lb ? lb->counters(cpu) : balance_counters{};
+    }
 
     record& rec(const task& t) { return records_[task_index(t)]; }
 
@@ -165,6 +175,8 @@ private:
         for (std::size_t c = 0; c < cpus_.size(); ++c) {
             const duration b = core_.cpu_busy(static_cast<int>(c));
             (which == 0 ? cpus_[c].busy_at_start : cpus_[c].busy_at_end) = b;
+            (which == 0 ? cpus_[c].balance_at_start : cpus_[c].balance_at_end) =
+                balance_of(static_cast<int>(c));
         }
     }
 

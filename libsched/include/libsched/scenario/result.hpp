@@ -5,6 +5,7 @@
 // internals, which only a simulation has; the JSON document keeps the latter under "model".
 #include <cstdint>
 #include <libsched/scenario/provenance.hpp>
+#include <libsched/sched/balance_counters.hpp>
 #include <libsched/sched/types.hpp>
 #include <string>
 #include <vector>
@@ -58,6 +59,9 @@ struct cpu_result {
     duration busy = 0, idle = 0;               // whole run
     duration window_busy = 0, window_idle = 0; // inside the window
     std::uint64_t nr_switches = 0;
+    // Load balancing as /proc/schedstat counts it (all 0 on one CPU): whole run and inside
+    // the window.
+    balance_counters balance, window_balance;
     // Model internal: interrupt time left out of the tasks' runtime (IRQ time accounting).
     duration irq = 0;
 };

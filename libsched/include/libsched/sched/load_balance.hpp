@@ -6,6 +6,7 @@
 // _nohz_idle_balance) and active balancing of a running task by the CPU stopper
 // (active_load_balance_cpu_stop). Release differences are named where they apply.
 #include <algorithm>
+#include <libsched/sched/balance_counters.hpp>
 #include <libsched/sched/balance_stats.hpp>
 #include <libsched/sched/fair.hpp>
 #include <libsched/sched/sched_domain.hpp>
@@ -27,16 +28,6 @@ public:
 
 protected:
     ~balance_ops() = default;
-};
-
-// Per-CPU balancing counters (the kernel's schedstats, /proc/schedstat).
-struct balance_counters {
-    std::uint64_t lb_count = 0;   // load_balance() passes
-    std::uint64_t lb_failed = 0;  // passes that found an imbalance but moved nothing
-    std::uint64_t lb_gained = 0;  // tasks pulled to this CPU by its passes
-    std::uint64_t alb_pushed = 0; // tasks pushed away from this CPU by its stopper
-    std::uint64_t newidle = 0;    // newidle_balance() runs that balanced
-    std::uint64_t nohz_kicks = 0; // NOHZ idle balances this CPU ran for others
 };
 
 class load_balancer {

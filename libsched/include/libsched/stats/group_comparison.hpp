@@ -2,7 +2,7 @@
 // Two-group replays (measured_spec::groups): A's CPU time over B's as the source measured it,
 // in each repetition, then the median over repetitions as its script took the median of its
 // runs; the theory of the kernel's weight table beside it; and perf stat's counters over the
-// tasks. Everything a replay judges: compare_replay().
+// two groups' tasks (stats/perf_stat.hpp). Everything a replay judges: compare_replay().
 #include <algorithm>
 #include <cstddef>
 #include <libsched/scenario/result.hpp>
@@ -10,6 +10,7 @@
 #include <libsched/sched/weight.hpp>
 #include <libsched/stats/comparison.hpp>
 #include <libsched/stats/entry_summary.hpp>
+#include <libsched/stats/perf_stat.hpp>
 #include <libsched/stats/summary.hpp>
 #include <optional>
 #include <string>
@@ -24,16 +25,6 @@ inline double weight_theory(int nice_a, int nice_b) {
            static_cast<double>(nice_to_weight(nice_b));
 }
 
-// perf stat over the tasks of one repetition: context-switches = sum of nvcsw + nivcsw,
-// cpu-migrations = sum of nr_migrations, task-clock = sum of sum_exec_runtime, CPUs utilized
-// = task-clock / the time from the first fork to the last exit.
-struct perf_counters {
-    double context_switches = 0;
-    double cpu_migrations = 0;
-    double task_clock_ms = 0;
-    double cpus_utilized = 0;
-};
-
 // One repetition's figures of groups A and B.
 struct group_figures {
     std::optional<double> ratio;  // nullopt when B got no getrusage time
@@ -46,8 +37,7 @@ inline group_figures figures_of(const repetition_result& rep, const group_ratio_
                                 sim_time run_end) {
     double ru_a = 0, ru_b = 0, j_a = 0, j_b = 0;
     group_figures f;
-    sim_time first = 0, last = 0;
-    bool any = false;
+    perf_tally perf; // perf stat over the two groups' tasks
     for (const task_result& t : rep.tasks) {
         const double ru = static_cast<double>(t.ru_utime_us);
         const double j = static_cast<double>(t.stat_utime_end - t.stat_utime_start);
@@ -60,21 +50,13 @@ inline group_figures figures_of(const repetition_result& rep, const group_ratio_
         } else {
             continue;
         }
-        f.perf.context_switches += static_cast<double>(t.nvcsw + t.nivcsw);
-        f.perf.cpu_migrations += static_cast<double>(t.nr_migrations);
-        f.perf.task_clock_ms += static_cast<double>(t.sum_exec_runtime) / nsec_per_msec;
-        const sim_time end = t.exited >= 0 ? t.exited : run_end;
-        first = any ? std::min(first, t.started) : t.started;
-        last = any ? std::max(last, end) : end;
-        any = true;
+        perf.add_run(t, run_end);
     }
     if (ru_b > 0)
         f.ratio = ru_a / ru_b;
     if (j_b > 0)
         f.jratio = j_a / j_b;
-    if (last > first)
-        f.perf.cpus_utilized =
-            f.perf.task_clock_ms / (static_cast<double>(last - first) / nsec_per_msec);
+    f.perf = perf.run_counters();
     return f;
 }
 
@@ -100,22 +82,20 @@ inline group_summary summarize_groups(const run_result& result, const scenario& 
             s.nice_b = t.nice;
     }
     s.theory = weight_theory(s.nice_a, s.nice_b);
-    std::vector<double> ratios, jratios, cs, mig, clock, cpus;
+    std::vector<double> ratios, jratios;
+    std::vector<perf_counters> perf;
     for (const repetition_result& rep : result.repetitions) {
         const group_figures f = figures_of(rep, g, sc.length);
         if (f.ratio)
             ratios.push_back(*f.ratio);
         if (f.jratio)
             jratios.push_back(*f.jratio);
-        cs.push_back(f.perf.context_switches);
-        mig.push_back(f.perf.cpu_migrations);
-        clock.push_back(f.perf.task_clock_ms);
-        cpus.push_back(f.perf.cpus_utilized);
+        perf.push_back(f.perf);
     }
     s.ratio = median_or_none(ratios);
     s.jratio = median_or_none(jratios);
     if (!result.repetitions.empty())
-        s.perf = perf_counters{median(cs), median(mig), median(clock), median(cpus)};
+        s.perf = median_counters(perf);
     return s;
 }
 
