@@ -123,9 +123,20 @@ long peak_rss_kib() {
     return ru.ru_maxrss;
 }
 
+// User + system CPU time of this process so far: the wall time less what the other
+// processes on a shared machine took from it.
+double cpu_seconds() {
+    rusage ru{};
+    getrusage(RUSAGE_SELF, &ru);
+    const auto s = [](const timeval& t) {
+        return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+    };
+    return s(ru.ru_utime) + s(ru.ru_stime);
+}
+
 void print_multi_header() {
-    std::printf("%-9s %5s %6s %5s %5s %12s %8s %10s %9s %9s\n", "shape", "cpus", "tasks", "sim s",
-                "nohz", "events", "wall s", "M events/s", "ns/event", "peak MiB");
+    std::printf("%-9s %5s %6s %5s %5s %12s %8s %8s %10s %9s %9s\n", "shape", "cpus", "tasks",
+                "sim s", "nohz", "events", "wall s", "cpu s", "M events/s", "ns/event", "peak MiB");
 }
 
 // One configuration in a child process, so that each peak RSS is that configuration's own.
@@ -136,15 +147,17 @@ void run_multi(const multi_config& c) {
         int status = 0;
         try {
             const scenario sc = mixed_on_many_cpus(c);
+            const double cpu_start = cpu_seconds();
             const auto start = std::chrono::steady_clock::now();
             const run_result r = simulate(sc);
+            const double cpu = cpu_seconds() - cpu_start;
             const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - start;
             const std::uint64_t events = r.repetitions.front().events;
             const std::string shape = std::to_string(c.packages) + "x" + std::to_string(c.cores) +
                                       "x" + std::to_string(c.threads);
-            std::printf("%-9s %5d %6d %5d %5s %12llu %8.2f %10.2f %9.1f %9.1f\n", shape.c_str(),
-                        c.cpus(), c.tasks, c.seconds, c.nohz_idle ? "on" : "off",
-                        static_cast<unsigned long long>(events), wall.count(),
+            std::printf("%-9s %5d %6d %5d %5s %12llu %8.2f %8.2f %10.2f %9.1f %9.1f\n",
+                        shape.c_str(), c.cpus(), c.tasks, c.seconds, c.nohz_idle ? "on" : "off",
+                        static_cast<unsigned long long>(events), wall.count(), cpu,
                         static_cast<double>(events) / wall.count() / 1e6,
                         wall.count() * 1e9 / static_cast<double>(events),
                         static_cast<double>(peak_rss_kib()) / 1024.0);
