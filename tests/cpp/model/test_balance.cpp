@@ -216,7 +216,7 @@ struct wasted_check {
 // Steps the system event by event and measures, for every CPU, the longest stretch during
 // which it was idle while another CPU had a queued (runnable, not running) task allowed on
 // it.
-wasted_check longest_wasted_idle(system& sys) {
+wasted_check longest_wasted_idle(libsched::system& sys) {
     const int n = sys.nr_cpus();
     std::vector<sim_time> since(static_cast<std::size_t>(n), -1);
     wasted_check out;
@@ -270,7 +270,7 @@ TEST_CASE("no CPU stays idle for long while another has tasks waiting that may r
                 max_interval = std::max(max_interval, sd->max_interval);
             const duration tick = sec / sc.machine.hz;
             const duration limit = 4 * static_cast<duration>(max_interval) * ms + tick;
-            system sys(sc, sc.seed);
+            libsched::system sys(sc, sc.seed);
             const wasted_check w = longest_wasted_idle(sys);
             INFO(k.str() << " " << topo << ": CPU " << w.cpu << " idle with work waiting for "
                          << w.longest << " ns from " << w.at << " (limit " << limit << ")");

@@ -85,7 +85,7 @@ void check_groups(const sched_domains& d, int cpu, const sched_domain& sd) {
     CHECK(std::adjacent_find(covered.begin(), covered.end()) == covered.end());
 }
 
-void check_links(const sched_domains& d, int cpu) {
+void check_links(sched_domains& d, int cpu) {
     const auto c = chain_of(d, cpu);
     for (std::size_t i = 0; i < c.size(); ++i) {
         CHECK(c[i]->level == static_cast<int>(i));
