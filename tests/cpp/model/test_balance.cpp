@@ -1,6 +1,7 @@
 // Load balancing and wakeup placement over whole simulations: shares that follow from the
 // weight table once the balancer has spread the tasks, affinity, the "no wasted cores"
 // invariant, determinism and conservation of CPU time with migrations.
+#include "model_helpers.hpp"
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -16,6 +17,11 @@
 using namespace libsched;
 
 namespace {
+
+using model_test::burner;
+using model_test::find;
+using model_test::periodic;
+using model_test::run_one;
 
 constexpr duration ms = nsec_per_msec;
 constexpr duration sec = nsec_per_sec;
@@ -40,42 +46,12 @@ scenario machine(kernel_version k, const char* topo, duration length, sim_time s
     return sc;
 }
 
-task_spec burner(const std::string& name, int nice = 0, int count = 1) {
-    task_spec t;
-    t.name = name;
-    t.nice = nice;
-    t.count = count;
-    return t;
-}
-
-task_spec periodic(const std::string& name, duration run, duration sleep, int count = 1) {
-    task_spec t = burner(name, 0, count);
-    t.behaviour.type = behaviour_spec::kind::periodic;
-    t.behaviour.run = run;
-    t.behaviour.sleep = sleep;
-    return t;
-}
-
 task_spec random_task(const std::string& name, int count) {
     task_spec t = burner(name, 0, count);
     t.behaviour.type = behaviour_spec::kind::random;
     t.behaviour.run_dist = {distribution::kind::exponential, 3 * ms, 0};
     t.behaviour.sleep_dist = {distribution::kind::uniform, 1 * ms, 20 * ms};
     return t;
-}
-
-repetition_result run_one(const scenario& sc) {
-    run_result r = simulate(sc);
-    REQUIRE(r.repetitions.size() == 1);
-    return r.repetitions.front();
-}
-
-const task_result& find(const repetition_result& r, const std::string& name) {
-    for (const task_result& t : r.tasks)
-        if (t.name == name)
-            return t;
-    FAIL("no task " << name);
-    return r.tasks.front();
 }
 
 // Share of one CPU's worth of the window; the machine's busy time, not the window length,

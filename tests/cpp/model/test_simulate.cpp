@@ -1,6 +1,7 @@
 // model/simulate.hpp: whole scenarios against what the kernel rules imply: conservation of
 // CPU time, weight-proportional shares, tick-quantised switch rates, counters, /proc and
 // getrusage readings, determinism.
+#include "model_helpers.hpp"
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -14,6 +15,11 @@
 using namespace libsched;
 
 namespace {
+
+using model_test::burner;
+using model_test::find;
+using model_test::periodic;
+using model_test::run_one;
 
 constexpr duration ms = nsec_per_msec;
 constexpr duration sec = nsec_per_sec;
@@ -31,22 +37,6 @@ scenario one_cpu(kernel_version k, int hz = 250, int online = 1) {
     return sc;
 }
 
-task_spec burner(const std::string& name, int nice = 0, int count = 1) {
-    task_spec t;
-    t.name = name;
-    t.nice = nice;
-    t.count = count;
-    return t;
-}
-
-task_spec periodic(const std::string& name, duration run, duration sleep) {
-    task_spec t = burner(name);
-    t.behaviour.type = behaviour_spec::kind::periodic;
-    t.behaviour.run = run;
-    t.behaviour.sleep = sleep;
-    return t;
-}
-
 // Bursts and sleeps drawn from uniform and exponential distributions.
 task_spec random_task(const std::string& name, int count) {
     task_spec t = burner(name, 0, count);
@@ -54,20 +44,6 @@ task_spec random_task(const std::string& name, int count) {
     t.behaviour.run_dist = {distribution::kind::exponential, 2 * ms, 0};
     t.behaviour.sleep_dist = {distribution::kind::uniform, 1 * ms, 15 * ms};
     return t;
-}
-
-repetition_result run_one(const scenario& sc) {
-    run_result r = simulate(sc);
-    REQUIRE(r.repetitions.size() == 1);
-    return r.repetitions.front();
-}
-
-const task_result& find(const repetition_result& r, const std::string& name) {
-    for (const task_result& t : r.tasks)
-        if (t.name == name)
-            return t;
-    FAIL("no task " << name);
-    return r.tasks.front();
 }
 
 duration window_of(const scenario& sc) {

@@ -1,0 +1,41 @@
+#pragma once
+// Scenario pieces and run helpers shared by the whole-simulation tests.
+#include <catch2/catch.hpp>
+#include <libsched/model/simulate.hpp>
+#include <string>
+
+namespace model_test {
+
+using namespace libsched;
+
+inline task_spec burner(const std::string& name, int nice = 0, int count = 1) {
+    task_spec t;
+    t.name = name;
+    t.nice = nice;
+    t.count = count;
+    return t;
+}
+
+inline task_spec periodic(const std::string& name, duration run, duration sleep, int count = 1) {
+    task_spec t = burner(name, 0, count);
+    t.behaviour.type = behaviour_spec::kind::periodic;
+    t.behaviour.run = run;
+    t.behaviour.sleep = sleep;
+    return t;
+}
+
+inline repetition_result run_one(const scenario& sc) {
+    run_result r = simulate(sc);
+    REQUIRE(r.repetitions.size() == 1);
+    return r.repetitions.front();
+}
+
+inline const task_result& find(const repetition_result& r, const std::string& name) {
+    for (const task_result& t : r.tasks)
+        if (t.name == name)
+            return t;
+    FAIL("no task " << name);
+    return r.tasks.front();
+}
+
+} // namespace model_test
