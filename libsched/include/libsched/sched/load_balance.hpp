@@ -737,8 +737,8 @@ private:
         (void)now;
         if (p.policy == sched_policy::idle)
             return false;
-        // SMT siblings share every cache (5.16+, release unverified).
-        if (p_.since(5, 16) && has(env.sd.flags, sd_flag::share_cpucapacity))
+        // SMT siblings share every cache (posted August 2020, so 5.10; release inferred).
+        if (p_.since(5, 10) && has(env.sd.flags, sd_flag::share_cpucapacity))
             return false;
         const cfs_rq& q = cfs_rq_of(p.se);
         if (nr_running(*env.dst) > 0 && (q.next == &p.se || q.last == &p.se))
@@ -756,6 +756,11 @@ private:
         // 6.12+ moves a delayed task only to migrate load; the model never moves one (its
         // delayed state across a move is not modelled).
         if (p.se.sched_delayed)
+            return false;
+        // 6.14 (873199d27bb2): a task that is ineligible here stays ineligible there, as it
+        // keeps its lag; it moves only once this level has failed to balance.
+        if (p_.since(6, 14) && env.sd.nr_balance_failed == 0 && p_.feat(feature::place_lag) &&
+            env.dst->cfs.nr_queued > 0 && !entity_eligible(cfs_rq_of(p.se), p.se))
             return false;
         if (!p.allowed_on(env.dst->cpu)) {
             env.some_pinned = true;

@@ -160,7 +160,8 @@ inline sched_domain sd_init(const topology_level& l, std::vector<int> span, kern
     sd.min_interval = w;
     sd.max_interval = 2 * w;
     sd.balance_interval = w;
-    // busy_factor 32 -> 16 in 5.10 (unverified release; 5.15 has 16).
+    // busy_factor 32 -> 16: "Reduce busy load balance interval", in tip September 2020,
+    // so 5.10 (release inferred; 5.15 has 16).
     sd.busy_factor = v >= kernel_version{5, 10} ? 16 : 32;
     sd.imbalance_pct = 117;
     sd.cache_nice_tries = 0;
