@@ -326,3 +326,42 @@ TEST_CASE("with migrations on 4 CPUs, busy time is the tasks' runtime plus IRQ t
         CHECK(runtime + irq == busy);
     }
 }
+
+// Every run queue's counters match the tasks queued on it, while tasks (delayed ones
+// included, 6.12+) move between CPUs; and a delayed task does get moved, staying delayed.
+TEST_CASE("queue counters follow the tasks across migrations, delayed ones included") {
+    for (const kernel_version k : {kernel_version{6, 12}, kernel_version{6, 18}}) {
+        scenario sc = machine(k, "4c", 3 * sec, 0);
+        sc.tasks = {burner("hog", 0, 3), random_task("rnd", 8), periodic("p", 1 * ms, 3 * ms, 4)};
+        libsched::system sys(sc, sc.seed);
+        std::vector<int> cpu_of(sys.tasks().size());
+        for (std::size_t i = 0; i < cpu_of.size(); ++i)
+            cpu_of[i] = sys.tasks()[i]->cpu;
+        int delayed_moves = 0;
+        bool consistent = true;
+        while (sys.step()) {
+            for (int c = 0; c < sys.nr_cpus(); ++c) {
+                const rq& r = sys.cpu_rq(c);
+                unsigned queued = 0, delayed = 0;
+                for (const auto& t : sys.tasks())
+                    if (t->se.on_rq && t->se.cfs_rq == &r.cfs) {
+                        ++queued;
+                        delayed += t->se.sched_delayed ? 1u : 0u;
+                    }
+                consistent = consistent && r.cfs.h_nr_queued == queued &&
+                             r.cfs.h_nr_delayed == delayed && r.cfs_tasks.size() == queued;
+            }
+            for (std::size_t i = 0; i < cpu_of.size(); ++i) {
+                const task& t = *sys.tasks()[i];
+                if (t.cpu != cpu_of[i] && t.se.on_rq && t.se.sched_delayed)
+                    ++delayed_moves;
+                cpu_of[i] = t.cpu;
+            }
+            if (!consistent)
+                break;
+        }
+        INFO(k.str() << " at " << sys.now());
+        CHECK(consistent);
+        CHECK(delayed_moves > 0);
+    }
+}

@@ -218,8 +218,8 @@ public:
     // pushed by its CPU's stopper (stop_one_cpu() + migration_cpu_stop()). The destination
     // is the first allowed CPU (cpumask_any_and(), as before 5.10; later kernels spread
     // the choice with cpumask_any_and_distribute()). A task still queued as delayed (6.12+)
-    // finishes its dequeue first and then moves as a sleeper: its delayed state across a
-    // move is not modelled. The caller checks that mask allows some CPU.
+    // is moved like a queued one and stays delayed there. The caller checks that mask allows
+    // some CPU.
     void set_cpus_allowed_ptr(task& p, std::vector<bool> mask) {
         p.cpus_allowed = std::move(mask);
         if (p.state == task_state::dead || p.state == task_state::not_started ||
@@ -230,10 +230,6 @@ public:
         if (r.curr == &p) {
             cpu_of(r).migration_pending = &p;
             stop_one_cpu(r.cpu);
-            return;
-        }
-        if (p.se.on_rq && p.se.sched_delayed) {
-            p.sched_class->dequeue_task(r, p, dequeue_flags::sleep | dequeue_flags::delayed);
             return;
         }
         if (p.se.on_rq)
@@ -375,10 +371,6 @@ private:
     void migration_cpu_stop(rq& r, task& p) {
         if (p.cpu != r.cpu || !p.se.on_rq || p.allowed_on(r.cpu) || r.curr == &p)
             return;
-        if (p.se.sched_delayed) {
-            p.sched_class->dequeue_task(r, p, dequeue_flags::sleep | dequeue_flags::delayed);
-            return;
-        }
         move_queued_task(p, r, cpu_rq(first_allowed_cpu(p)));
     }
 

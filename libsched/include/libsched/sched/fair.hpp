@@ -32,6 +32,9 @@ public:
             return;
         }
         const unsigned idle = se_is_idle(p.se) ? 1u : 0u;
+        // A task still delayed arrives only when moved (6.12+: it stays delayed on its new
+        // CPU until picked there) or restored after a save: it counts as delayed here.
+        const unsigned delayed = p.se.sched_delayed ? 1u : 0u;
         sched_entity* se = &p.se;
         for (; se != nullptr; se = se->parent) { // for_each_sched_entity
             if (se->on_rq) {
@@ -43,11 +46,13 @@ public:
             enqueue_entity(q, *se, flags);
             ++q.h_nr_queued;
             q.h_nr_idle += idle;
+            q.h_nr_delayed += delayed;
             flags = enqueue_flags::wakeup;
         }
         for (sched_entity& e : for_each_sched_entity(se)) {
             ++cfs_rq_of(e).h_nr_queued;
             cfs_rq_of(e).h_nr_idle += idle;
+            cfs_rq_of(e).h_nr_delayed += delayed;
             update_load_avg(p_, cfs_rq_of(e), e, update_load_flags::update_tg);
         }
         r.cfs_tasks.push_front(p.se); // account_entity_enqueue(): the task joins cfs_tasks
@@ -516,6 +521,10 @@ private:
         const bool task = entity_is_task(first);
         const unsigned h_nr = task ? 1u : first.my_q->h_nr_queued;
         const unsigned idle = task && se_is_idle(first) ? 1u : 0u;
+        // A delayed task that leaves without finishing its sleep (moved, or saved) keeps its
+        // flag but no longer counts here; finishing it (DEQUEUE_DELAYED) uncounts it itself.
+        const unsigned delayed =
+            task && first.sched_delayed && !has(flags, dequeue_flags::delayed) ? 1u : 0u;
         sched_entity* se = &first;
         for (; se != nullptr; se = se->parent) { // for_each_sched_entity
             cfs_rq& q = cfs_rq_of(*se);
@@ -526,6 +535,7 @@ private:
             }
             q.h_nr_queued -= h_nr;
             q.h_nr_idle -= idle;
+            q.h_nr_delayed -= delayed;
             if (q.load.weight != 0) { // the group keeps other entities: it stays queued
                 se = se->parent;
                 break;
@@ -536,6 +546,7 @@ private:
         for (sched_entity& e : for_each_sched_entity(se)) {
             cfs_rq_of(e).h_nr_queued -= h_nr;
             cfs_rq_of(e).h_nr_idle -= idle;
+            cfs_rq_of(e).h_nr_delayed -= delayed;
             update_load_avg(p_, cfs_rq_of(e), e, update_load_flags::update_tg);
         }
         if (task) { // account_entity_dequeue(): the task leaves cfs_tasks

@@ -753,9 +753,9 @@ private:
 
     // can_migrate_task()
     bool can_migrate_task(task& p, lb_env& env, sim_time now) {
-        // 6.12+ moves a delayed task only to migrate load; the model never moves one (its
-        // delayed state across a move is not modelled).
-        if (p.se.sched_delayed)
+        // 6.12+: a task still queued as delayed moves only to migrate load (it carries its
+        // load, not its runnable time) and stays delayed on its new CPU.
+        if (p.se.sched_delayed && env.type != migration_type::load)
             return false;
         // 6.14 (873199d27bb2): a task that is ineligible here stays ineligible there, as it
         // keeps its lag; it moves only once this level has failed to balance.
