@@ -80,6 +80,7 @@ inline nlohmann::json provenance_json(const provenance& p) {
             {"resched_latency", m->resched_latency_ns},
             {"tick_irq", m->tick_irq_ns},
             {"seed", m->seed},
+            {"smt_throughput", optional_json(m->smt_throughput)},
         };
     return j;
 }
@@ -114,7 +115,11 @@ inline nlohmann::json task_json(const task_result& t) {
         {"lateness", latency_json(stats::summarize(t.lateness))},
         {"started", t.started},
         {"exited", t.exited < 0 ? nlohmann::json(nullptr) : nlohmann::json(t.exited)},
-        {"model", {{"utime_ticks", t.utime_ticks}, {"stime_ticks", t.stime_ticks}}},
+        {"model",
+         {{"utime_ticks", t.utime_ticks},
+          {"stime_ticks", t.stime_ticks},
+          {"work_ns", optional_json(t.work_ns)},
+          {"window_work_ns", optional_json(t.window_work_ns)}}},
     };
 }
 

@@ -4,6 +4,7 @@
 // at exit, /proc/PID/stat and the switch counters read at the window's ends, CPU busy time and
 // the load balancer's counters.
 #include <libsched/des/member_call.hpp>
+#include <libsched/model/smt_work.hpp>
 #include <libsched/model/task_index.hpp>
 #include <libsched/scenario/result.hpp>
 #include <libsched/scenario/scenario.hpp>
@@ -22,6 +23,8 @@ public:
     observer(des::simulator& sim, Core& c, const scenario& sc)
         : sim_(sim), core_(c), window_start_(sc.window_start), window_stop_(sc.window_stop()),
           cpus_(static_cast<std::size_t>(c.nr_cpus())), observe_h_(this) {
+        if (sc.machine.smt_throughput)
+            smt_.emplace(topology_of(sc.machine), *sc.machine.smt_throughput);
         sim_.schedule_at(window_start_, observe_order, observe_h_, 0);
         if (window_stop_ < sc.length)
             sim_.schedule_at(window_stop_, observe_order, observe_h_, 1);
@@ -32,6 +35,8 @@ public:
     void add(task& t) {
         tasks_.push_back(&t);
         records_.emplace_back();
+        if (smt_)
+            smt_->add(t);
     }
 
     // The task was woken: its wakeup latency runs until it next gets a CPU; a task that
@@ -45,6 +50,8 @@ public:
         rc.due = in_window && due ? *due : -1;
     }
     void switched_in(const task& t) {
+        if (smt_)
+            smt_->set_running(t.cpu, &t, sim_.now());
         record& rc = rec(t);
         if (rc.wake_time >= 0) {
             rc.latencies.push_back(sim_.now() - rc.wake_time);
@@ -54,6 +61,10 @@ public:
             rc.lateness.push_back(sim_.now() - rc.due);
             rc.due = -1;
         }
+    }
+    void switched_out(const task& t) {
+        if (smt_)
+            smt_->set_running(t.cpu, nullptr, sim_.now());
     }
     // The process reads getrusage(RUSAGE_SELF) and exits.
     void exiting(task& t) {
@@ -98,6 +109,10 @@ public:
         tr.wakeup_latency = rc.latencies;
         tr.lateness = rc.lateness;
         tr.exited = rc.exited;
+        if (smt_) {
+            tr.work_ns = smt_->work_ns(t, sim_.now());
+            tr.window_work_ns = rc.at_end.work_ns - rc.at_start.work_ns;
+        }
         return tr;
     }
 
@@ -122,6 +137,7 @@ private:
         std::int64_t stat_utime = 0, stat_stime = 0;
         std::uint64_t nvcsw = 0, nivcsw = 0;
         std::uint64_t nr_migrations = 0;
+        double work_ns = 0; // with the SMT throughput model
     };
     struct record {
         sim_time wake_time = -1; // pending wakeup-latency measurement
@@ -171,6 +187,8 @@ private:
             s.nvcsw = t.nvcsw;
             s.nivcsw = t.nivcsw;
             s.nr_migrations = t.se.nr_migrations;
+            if (smt_)
+                s.work_ns = smt_->work_ns(t, sim_.now());
         }
         for (std::size_t c = 0; c < cpus_.size(); ++c) {
             const duration b = core_.cpu_busy(static_cast<int>(c));
@@ -187,6 +205,7 @@ private:
     std::vector<record> records_;
     std::vector<cpu_window> cpus_;
     des::member_handler<observer, &observer::observe> observe_h_;
+    std::optional<smt_work_meter> smt_;
 };
 
 } // namespace libsched

@@ -104,7 +104,10 @@ private:
         observer_.switched_in(t);
         workload_.switched_in(t);
     }
-    void switched_out(task& t) { workload_.switched_out(t); }
+    void switched_out(task& t) {
+        observer_.switched_out(t);
+        workload_.switched_out(t);
+    }
     bool tick_in_kernel_mode(task& t) { return workload_.tick_in_kernel_mode(t); }
 
     void finish() {

@@ -21,7 +21,8 @@ struct model_settings {
     calc_delta_mode delta_mode = calc_delta_mode::inverse_multiply;
     duration resched_latency_ns = 0;
     duration tick_irq_ns = 0;
-    std::uint64_t seed = 0; // of the first repetition; repetition i uses seed + i
+    std::uint64_t seed = 0;               // of the first repetition; repetition i uses seed + i
+    std::optional<double> smt_throughput; // the assumed SMT throughput, if modelled
 };
 
 struct provenance {
@@ -63,7 +64,8 @@ inline provenance simulated_provenance(const scenario& sc, const fair_params& pa
     }
     p.irq_time_accounting = m.irq_time_accounting;
     p.nohz_idle = m.nohz_idle;
-    p.model = model_settings{params.delta_mode, m.resched_latency_ns, m.tick_irq_ns, seed};
+    p.model = model_settings{params.delta_mode, m.resched_latency_ns, m.tick_irq_ns, seed,
+                             m.smt_throughput};
     return p;
 }
 

@@ -7,6 +7,7 @@
 #include <libsched/scenario/provenance.hpp>
 #include <libsched/sched/balance_counters.hpp>
 #include <libsched/sched/types.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,10 @@ struct task_result {
     // only sees blended with the precise clock by cputime_adjust.
     std::int64_t utime_ticks = 0;
     std::int64_t stime_ticks = 0;
+    // With machine.smt_throughput: the work done, in ns of running alone on a core (whole
+    // run and window), a model assumption, not something the kernel counts.
+    std::optional<double> work_ns;
+    std::optional<double> window_work_ns;
 };
 
 struct cpu_result {

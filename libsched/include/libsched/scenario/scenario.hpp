@@ -105,6 +105,11 @@ struct machine_spec {
     // restarts it on the tick grid when it gets work. An idle tick changes nothing in the
     // model, so this only saves events; false keeps every tick.
     bool nohz_idle = true;
+    // Optional, an assumption about the hardware: the throughput of an SMT thread while
+    // another thread of its core also runs, relative to running alone (0 < f <= 1). CPU
+    // time is unaffected (the kernel charges each thread alike); it yields a "work" figure
+    // per task. Unset: not modelled.
+    std::optional<double> smt_throughput;
 };
 
 // The task's effective mask for the requested CPUs (empty = every CPU): their

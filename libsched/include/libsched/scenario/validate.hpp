@@ -190,6 +190,22 @@ inline void check_machine(const machine_spec& m, const valid_bases& b, validatio
                  "machine.base_slice");
     check_tunable_overrides(m, v);
     check_features(m, b, v);
+    if (const auto f = m.smt_throughput) {
+        if (!(*f > 0.0 && *f <= 1.0))
+            reject(v, "machine.smt_throughput",
+                   std::to_string(*f) + " is not a throughput in (0, 1] of running alone");
+        else if (m.topology) {
+            bool smt = false;
+            for (const auto& c : m.topology->cpus)
+                smt = smt || c.thread > 0;
+            if (!smt)
+                warn(v, "machine.smt_throughput",
+                     "has no effect: no core of machine.topology has two threads");
+        } else {
+            warn(v, "machine.smt_throughput",
+                 "has no effect: without machine.topology no core has two threads");
+        }
+    }
     // Both happen within one tick period, or the tick would never leave time to run.
     const std::array<std::pair<const char*, duration>, 2> within_tick = {{
         {"machine.resched_latency", m.resched_latency_ns},
@@ -210,8 +226,6 @@ inline void check_machine(const machine_spec& m, const valid_bases& b, validatio
     }
 }
 
-// Balancing would move a task only if it may run on another CPU and has another task to
-// move away from; otherwise the missing balancer changes nothing.
 inline void check_run(const scenario& sc, const valid_bases& b, validation& v) {
     if (sc.length <= 0)
         reject(v, "length", format_duration(sc.length) + " is not positive");
