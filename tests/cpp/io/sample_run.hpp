@@ -78,7 +78,8 @@ inline libsched::run_result result() {
         rep.tasks[0].window_nr_migrations = 2;
         rep.tasks[1].window_nivcsw = 6;
         rep.tasks[2].window_nvcsw = 10 * (i + 1);
-        rep.tasks[2].wakeup_latency = wakeups[i];
+        for (const libsched::duration l : wakeups[i])
+            rep.tasks[2].wakeup_latency.add(l);
         rep.tasks[2].exited = 900'000'000;
         libsched::cpu_result cpu;
         cpu.busy = 1'000'000'000;

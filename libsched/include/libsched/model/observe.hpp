@@ -54,11 +54,11 @@ public:
             smt_->set_running(t.cpu, &t, sim_.now());
         record& rc = rec(t);
         if (rc.wake_time >= 0) {
-            rc.latencies.push_back(sim_.now() - rc.wake_time);
+            rc.latencies.add(sim_.now() - rc.wake_time);
             rc.wake_time = -1;
         }
         if (rc.due >= 0) {
-            rc.lateness.push_back(sim_.now() - rc.due);
+            rc.lateness.add(sim_.now() - rc.due);
             rc.due = -1;
         }
     }
@@ -142,8 +142,8 @@ private:
     struct record {
         sim_time wake_time = -1; // pending wakeup-latency measurement
         sim_time due = -1;       // pending lateness measurement: when the wakeup was due
-        std::vector<duration> latencies;
-        std::vector<duration> lateness;
+        duration_samples latencies;
+        duration_samples lateness;
         snapshot at_start, at_end;
         std::int64_t ru_utime_us = 0, ru_stime_us = 0;
         sim_time exited = -1;

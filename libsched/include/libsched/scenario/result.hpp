@@ -4,6 +4,7 @@
 // (/proc/PID/stat, /proc/PID/sched and schedstat, getrusage, /proc/stat), then the model's
 // internals, which only a simulation has; the JSON document keeps the latter under "model".
 #include <cstdint>
+#include <libsched/scenario/duration_samples.hpp>
 #include <libsched/scenario/provenance.hpp>
 #include <libsched/sched/balance_counters.hpp>
 #include <libsched/sched/types.hpp>
@@ -41,10 +42,10 @@ struct task_result {
     std::uint64_t window_nr_migrations = 0;
 
     // Wakeup latency: wake (enqueue) -> first run, ns, one entry per wakeup inside the window.
-    std::vector<duration> wakeup_latency;
+    duration_samples wakeup_latency;
     // Lateness of a task on an absolute timer: first run after a wakeup minus the time it
     // was due, one entry per wakeup in the window, ns (cyclictest's latency).
-    std::vector<duration> lateness;
+    duration_samples lateness;
 
     sim_time started = 0;
     sim_time exited = -1; // -1: still alive at the end

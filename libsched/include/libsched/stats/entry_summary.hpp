@@ -62,7 +62,7 @@ struct repetition_totals {
 // What one row gathers from its members.
 struct row_members {
     std::vector<repetition_totals> totals; // one per repetition
-    std::vector<duration> latencies;       // pooled over members and repetitions
+    duration_samples latencies;            // pooled over members and repetitions
     int tasks = 0;                         // members in the first repetition
     std::optional<int> nice;               // the first member's, in the first repetition
 };
@@ -82,8 +82,7 @@ std::vector<row_members> gather(const run_result& result, std::size_t rows, RowO
                 continue;
             row_members& m = members[row];
             m.totals[r].add(task);
-            m.latencies.insert(m.latencies.end(), task.wakeup_latency.begin(),
-                               task.wakeup_latency.end());
+            m.latencies.merge(task.wakeup_latency);
             if (r == 0 && m.tasks == 0)
                 m.nice = task.nice;
             if (r == 0)

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <concepts>
 #include <cstddef>
+#include <libsched/scenario/duration_samples.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -37,16 +38,33 @@ template <sample_value T> double median_of_sorted(const std::vector<T>& s) {
     return (static_cast<double>(s[n / 2 - 1]) + static_cast<double>(s[n / 2])) / 2;
 }
 
-template <sample_value T> double nearest_rank(const std::vector<T>& s, double p) {
+// The nearest rank (1-based) of percentile p among n values.
+inline std::size_t rank_of(double p, std::size_t n) {
     if (!(p >= 0 && p <= 100))
         throw std::invalid_argument("percentile " + std::to_string(p) + " is outside [0, 100]");
     // p * n / 100 within rounding of a whole number is that number: p = 99.9 of n = 41000 is
     // rank 40959, though the product comes out a hair above it.
-    const double exact = p * static_cast<double>(s.size()) / 100;
+    const double exact = p * static_cast<double>(n) / 100;
     const double whole = std::round(exact);
     const double rank = std::abs(exact - whole) <= 1e-12 * whole ? whole : std::ceil(exact);
-    const std::size_t r = std::max<std::size_t>(1, static_cast<std::size_t>(rank));
-    return static_cast<double>(s[std::min(r, s.size()) - 1]);
+    return std::min(std::max<std::size_t>(1, static_cast<std::size_t>(rank)), n);
+}
+
+template <sample_value T> double nearest_rank(const std::vector<T>& s, double p) {
+    return static_cast<double>(s[rank_of(p, s.size()) - 1]);
+}
+
+// The same over values with counts, ascending.
+inline double nearest_rank(const std::vector<duration_samples::value_count>& s, std::size_t n,
+                           double p) {
+    const std::size_t r = rank_of(p, n);
+    std::size_t seen = 0;
+    for (const auto& vc : s) {
+        seen += static_cast<std::size_t>(vc.count);
+        if (seen >= r)
+            return static_cast<double>(vc.value);
+    }
+    return static_cast<double>(s.back().value);
 }
 
 } // namespace detail
@@ -104,6 +122,23 @@ template <sample_value T> sample_summary summarize(const std::vector<T>& v) {
             detail::nearest_rank(s, 99),
             detail::nearest_rank(s, 99.9),
             static_cast<double>(s.back())};
+}
+
+// The summary of a duration_samples: count, mean, minimum and maximum exact; percentiles
+// exact while the samples are (duration_samples::exact()).
+inline sample_summary summarize(const duration_samples& v) {
+    if (v.empty())
+        return {};
+    const auto counts = v.sorted_counts();
+    const std::size_t n = v.size();
+    return {n,
+            static_cast<double>(v.sum()) / static_cast<double>(n),
+            static_cast<double>(v.min()),
+            detail::nearest_rank(counts, n, 50),
+            detail::nearest_rank(counts, n, 90),
+            detail::nearest_rank(counts, n, 99),
+            detail::nearest_rank(counts, n, 99.9),
+            static_cast<double>(v.max())};
 }
 
 } // namespace libsched::stats

@@ -1,0 +1,205 @@
+#pragma once
+// A multiset of durations (wakeup latencies, lateness) in memory bounded by the number of
+// distinct values, not by the number of samples: values are kept with their counts, exactly
+// while there are at most max_distinct different ones; beyond that each is kept to its 8
+// most significant bits (within 0.4 % below its value, at most 128 distinct values per
+// power of two), for good. Count, sum, minimum and maximum stay exact either way.
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <iterator>
+#include <libsched/sched/types.hpp>
+#include <utility>
+#include <vector>
+
+namespace libsched {
+
+class duration_samples {
+public:
+    static constexpr std::size_t max_distinct = 256;
+    static constexpr int kept_bits = 8; // once folded
+
+    duration_samples() = default;
+    duration_samples(std::initializer_list<duration> values) {
+        for (const duration v : values)
+            add(v);
+    }
+
+    void add(duration v) {
+        sum_ += v;
+        min_ = count_ == 0 ? v : std::min(min_, v);
+        max_ = count_ == 0 ? v : std::max(max_, v);
+        ++count_;
+        pending_.push_back(v);
+        if (pending_.size() >= pending_limit)
+            compact();
+    }
+
+    // Every value of other, as if added here.
+    void merge(const duration_samples& other) {
+        if (other.count_ == 0)
+            return;
+        sum_ += other.sum_;
+        min_ = count_ == 0 ? other.min_ : std::min(min_, other.min_);
+        max_ = count_ == 0 ? other.max_ : std::max(max_, other.max_);
+        count_ += other.count_;
+        std::vector<value_count> theirs = other.sorted_counts();
+        if (other.folded_ && !folded_) {
+            folded_ = true;
+            counts_ = folded(counts_);
+        } else if (folded_ && !other.folded_) {
+            theirs = folded(theirs);
+        }
+        counts_ = merged(counts_, theirs);
+        compact();
+    }
+
+    std::size_t size() const { return static_cast<std::size_t>(count_); }
+    bool empty() const { return count_ == 0; }
+    // Whether every value is kept exactly (false once past max_distinct different ones).
+    bool exact() const { return !folded_; }
+    duration min() const { return min_; }
+    duration max() const { return max_; }
+    s128 sum() const { return sum_; }
+
+    struct value_count {
+        duration value;
+        std::uint64_t count;
+        bool operator==(const value_count&) const = default;
+    };
+    // The values with their counts, ascending.
+    const std::vector<value_count>& sorted_counts() const {
+        settle();
+        return counts_;
+    }
+
+    // The values one by one, ascending, each as many times as it was added.
+    class const_iterator {
+    public:
+        using iterator_category = std::forward_iterator_tag;
+        using value_type = duration;
+        using difference_type = std::ptrdiff_t;
+        using pointer = const duration*;
+        using reference = duration;
+        const_iterator() = default;
+        explicit const_iterator(const value_count* at) : at_(at) {}
+        duration operator*() const { return at_->value; }
+        const_iterator& operator++() {
+            if (++nth_ == at_->count) {
+                ++at_;
+                nth_ = 0;
+            }
+            return *this;
+        }
+        const_iterator operator++(int) {
+            const_iterator old = *this;
+            ++*this;
+            return old;
+        }
+        bool operator==(const const_iterator& o) const { return at_ == o.at_ && nth_ == o.nth_; }
+
+    private:
+        const value_count* at_ = nullptr;
+        std::uint64_t nth_ = 0;
+    };
+    const_iterator begin() const {
+        settle();
+        return const_iterator(counts_.data());
+    }
+    const_iterator end() const {
+        settle();
+        return const_iterator(counts_.data() + counts_.size());
+    }
+
+    // The same multiset of values.
+    bool operator==(const duration_samples& other) const {
+        return count_ == other.count_ && sum_ == other.sum_ &&
+               sorted_counts() == other.sorted_counts();
+    }
+
+    // A value kept to its kept_bits most significant bits.
+    static duration fold(duration v) {
+        if (v <= 0)
+            return v;
+        const int width = static_cast<int>(std::bit_width(static_cast<std::uint64_t>(v)));
+        if (width <= kept_bits)
+            return v;
+        const int drop = width - kept_bits;
+        return (v >> drop) << drop;
+    }
+
+private:
+    static constexpr std::size_t pending_limit = 64;
+
+    static std::vector<value_count> run_lengths(const std::vector<duration>& sorted,
+                                                bool fold_them) {
+        std::vector<value_count> out;
+        for (const duration v0 : sorted) {
+            const duration v = fold_them ? fold(v0) : v0;
+            if (!out.empty() && out.back().value == v)
+                ++out.back().count;
+            else
+                out.push_back({v, 1});
+        }
+        return out;
+    }
+
+    static std::vector<value_count> merged(const std::vector<value_count>& a,
+                                           const std::vector<value_count>& b) {
+        std::vector<value_count> out;
+        out.reserve(a.size() + b.size());
+        std::size_t i = 0, j = 0;
+        while (i < a.size() || j < b.size()) {
+            if (j == b.size() || (i < a.size() && a[i].value < b[j].value))
+                out.push_back(a[i++]);
+            else if (i == a.size() || b[j].value < a[i].value)
+                out.push_back(b[j++]);
+            else
+                out.push_back({a[i].value, a[i++].count + b[j++].count});
+        }
+        return out;
+    }
+
+    // Pending values join the counts (folded if the counts are). Reading does this too, but
+    // only adding decides to fold, so that reading never changes what is kept.
+    void settle() const {
+        if (pending_.empty())
+            return;
+        std::sort(pending_.begin(), pending_.end());
+        counts_ = merged(counts_, run_lengths(pending_, folded_));
+        pending_.clear();
+    }
+
+    // Settles, and past max_distinct folds the counts.
+    void compact() {
+        settle();
+        if (!folded_ && counts_.size() > max_distinct) {
+            folded_ = true;
+            counts_ = folded(counts_);
+        }
+    }
+
+    // Counts with their values folded; folding keeps the order, so they stay ascending.
+    static std::vector<value_count> folded(const std::vector<value_count>& counts) {
+        std::vector<value_count> f;
+        for (const value_count& vc : counts) {
+            const duration v = fold(vc.value);
+            if (!f.empty() && f.back().value == v)
+                f.back().count += vc.count;
+            else
+                f.push_back({v, vc.count});
+        }
+        return f;
+    }
+
+    mutable std::vector<value_count> counts_; // ascending, distinct
+    mutable std::vector<duration> pending_;   // added since the last settle(), unsorted
+    std::uint64_t count_ = 0;
+    s128 sum_ = 0;
+    duration min_ = 0, max_ = 0;
+    bool folded_ = false;
+};
+
+} // namespace libsched
