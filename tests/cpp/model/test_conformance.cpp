@@ -938,21 +938,28 @@ TEST_CASE("WAKEUP_PREEMPTION: switches wakeup preemption, nothing else") {
     }
 }
 
-// WAKEUP_PREEMPTION and an idle-policy curr (5.15 check_preempt_wakeup, 6.x
-// check_preempt_wakeup_fair; kernel-reference 2.9 gates 5 and 6): "idle tasks are by
-// definition preempted by non-idle tasks" is tested before the WAKEUP_PREEMPTION gate, so
-// a normal wakee preempts a SCHED_IDLE burner at once (resched_latency) either way.
-// KNOWN MISMATCH (found by this test, reported): the model applies the WAKEUP_PREEMPTION
-// gate first; off, the wakee waits for the tick (0.501 ms).
+// WAKEUP_PREEMPTION and an idle-policy curr. Before 6.12 (5.15 check_preempt_wakeup):
+// "idle tasks are by definition preempted by non-idle tasks" is tested before the
+// WAKEUP_PREEMPTION gate, so a normal wakee preempts a SCHED_IDLE burner at once either way.
+// From 6.12 (faa42d29419d, "Make SCHED_IDLE entity be preempted in strict hierarchy") the
+// WAKEUP_PREEMPTION gate comes first, before find_matching_se and the idle-entity rule, and
+// stays there in later releases (a proposed fix moving it back after the idle rule is not
+// in them): off, the wakee waits for the tick.
 const bool cov_wp_idle = covers("wakeup_preemption, idle curr", {"wakeup_preemption"}, sampled);
-TEST_CASE("WAKEUP_PREEMPTION: an idle-policy curr is preempted either way", "[!shouldfail]") {
+TEST_CASE("WAKEUP_PREEMPTION: an idle-policy curr is preempted either way before 6.12") {
     for (const kernel_version k : sampled) {
         INFO(k.str());
         scenario sc = machine(k);
         sc.tasks = {burner("idle"), timer_task("p", 200 * us, 20 * ms, 500 * us)};
         sc.tasks[0].policy = sched_policy::idle;
-        require_same(run_one(with_feature(sc, "wakeup_preemption", true)),
-                     run_one(with_feature(sc, "wakeup_preemption", false)));
+        const repetition_result on = run_one(with_feature(sc, "wakeup_preemption", true));
+        const repetition_result off = run_one(with_feature(sc, "wakeup_preemption", false));
+        if (k < kernel_version{6, 12}) {
+            require_same(on, off);
+        } else {
+            CHECK(stats::summarize(find(on, "p").wakeup_latency).max < 100 * us);
+            CHECK(stats::summarize(find(off, "p").wakeup_latency).min >= 500 * us);
+        }
     }
 }
 
