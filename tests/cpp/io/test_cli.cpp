@@ -189,6 +189,16 @@ TEST_CASE("features lists a release's flags") {
     const auto cfs = cli({"features", "--kernel", "5.15"});
     CHECK(contains(cfs.out, "GENTLE_FAIR_SLEEPERS"));
     CHECK_FALSE(contains(cfs.out, "RUN_TO_PARITY  "));
+    CHECK_FALSE(contains(cfs.out, "2ae891b82695"));
+}
+
+TEST_CASE("features at a patch level says which stable fixes it has") {
+    // 6.12.30: after 6.12.23 (f553741ac8c0), before 6.12.31 (2ae891b82695).
+    const auto before = cli({"features", "--kernel", "6.12.30"});
+    CHECK(contains(before.out, "lacks 2ae891b82695"));
+    CHECK(contains(before.out, "has f553741ac8c0"));
+    CHECK(contains(before.out, "has 493afbd187c4"));
+    CHECK(contains(cli({"features", "--kernel", "6.12.31"}).out, "has 2ae891b82695"));
 }
 
 TEST_CASE("run prints a report or JSON") {

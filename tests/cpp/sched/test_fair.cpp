@@ -1,6 +1,7 @@
 // sched/fair.hpp: task-level sequences of the fair class on one rq. DELAY_DEQUEUE (6.12+)
 // keeps an ineligible sleeper queued until a pick reaches it; reweighting keeps lag in
 // service terms, on and off the queue, as each release does.
+#include <array>
 #include <catch2/catch.hpp>
 #include <libsched/sched/fair.hpp>
 #include <optional>
@@ -217,12 +218,16 @@ TEST_CASE("PREEMPT_SHORT: a wakee with a shorter slice cuts the running task's p
     }
 }
 
-TEST_CASE("6.15+: a SCHED_IDLE task preempted by a normal wakee keeps no protection") {
+TEST_CASE("6.15 and the stable updates with f553741ac8c0: a preempted SCHED_IDLE task keeps no "
+          "protection") {
     // f553741ac8c0: before it, the idle task was rescheduled but stayed protected
-    // (RUN_TO_PARITY), so the pick returned it again and the wakee waited.
+    // (RUN_TO_PARITY), so the pick returned it again and the wakee waited. Stable took it
+    // in 6.12.23, 6.13.11 and 6.14.2.
     for (const auto& [v, wakee_runs] :
-         {std::pair{kernel_version{6, 12}, false}, std::pair{kernel_version{6, 15}, true},
-          std::pair{kernel_version{6, 18}, true}}) {
+         {std::pair{kernel_version{6, 12}, false}, std::pair{kernel_version{6, 12, 22}, false},
+          std::pair{kernel_version{6, 12, 23}, true}, std::pair{kernel_version{6, 13, 11}, true},
+          std::pair{kernel_version{6, 14, 1}, false}, std::pair{kernel_version{6, 14, 2}, true},
+          std::pair{kernel_version{6, 15}, true}, std::pair{kernel_version{6, 18}, true}}) {
         fair_cpu cpu(fair_params(v, default_tunables(v, 8, 1000)));
         rq& r = cpu.r;
         task idle, normal;
@@ -376,5 +381,156 @@ TEST_CASE("an off-queue relative deadline is scaled by the reweight from 6.13, n
         se.deadline = 3'000'000; // relative to vruntime, as DEQUEUE_SAVE leaves it
         cpu.fc.reweight_entity(cpu.r.cfs, se, task_load_weight(5, false));
         CHECK(se.deadline == (scaled ? 3'000'000u * 1024 / 335 : 3'000'000u));
+    }
+}
+
+namespace {
+
+// Three nice-0 tasks on one CPU at HZ 250 (slice 0.75 ms): a and b forked at time 0, a
+// picked and run for `ran`, then c woken fresh (vlag 0, so placed at V and eligible).
+struct buddy_case {
+    buddy_case(kernel_version v, bool next_buddy) : cpu(params(v, next_buddy)) {
+        a.pid = 1;
+        b.pid = 2;
+        c.pid = 3;
+        cpu.fork(a);
+        cpu.fork(b);
+        REQUIRE(&cpu.switch_to_next() == &a);
+    }
+    static fair_params params(kernel_version v, bool next_buddy) {
+        fair_params p(v, default_tunables(v, 1, 250));
+        p.feat.set(feature::next_buddy, next_buddy);
+        return p;
+    }
+    void run(duration ran) {
+        cpu.r.clock_task += ran;
+        cpu.fc.update_curr(cpu.r);
+    }
+    fair_cpu cpu;
+    task a, b, c;
+};
+
+} // namespace
+
+TEST_CASE("NEXT_BUDDY under EEVDF: the wakee is marked and picked next while eligible") {
+    // check_preempt_wakeup (6.6) / check_preempt_wakeup_fair (6.12-6.18) set the non-fork
+    // wakee as cfs_rq->next; pick_next_entity() returns it if eligible (NEXT_BUDDY tests it
+    // there in 6.6-6.11, PICK_BUDDY from 6.12). a has run 0 when c wakes: a is eligible and
+    // protected (RUN_TO_PARITY), so pick_eevdf() keeps a and the wakeup does not preempt.
+    // After a runs 0.5 ms, V = V0 + 0.5/3 ms: a is ineligible, b and c (at V0) eligible. b
+    // and c have the same deadline or b the earlier one (6.12+: b forked with half a slice),
+    // and b is to the left, so without the buddy the pick is b; with it, c.
+    for (const kernel_version v :
+         {kernel_version{6, 6}, kernel_version{6, 12}, kernel_version{6, 18}}) {
+        for (const bool next_buddy : {false, true}) {
+            INFO(v.str() << (next_buddy ? " NEXT_BUDDY" : ""));
+            buddy_case s(v, next_buddy);
+            s.cpu.wake(s.c);
+            CHECK_FALSE(s.cpu.r.need_resched);
+            CHECK((s.cpu.r.cfs.next == &s.c.se) == next_buddy);
+            s.run(ms / 2);
+            CHECK(&s.cpu.switch_to_next() == (next_buddy ? &s.c : &s.b));
+            CHECK(s.cpu.r.cfs.next == nullptr); // set_next_entity() cleared the buddy
+        }
+    }
+}
+
+TEST_CASE("NEXT_BUDDY under EEVDF marks no forked task, and an ineligible buddy waits") {
+    // The WF_FORK test of check_preempt_wakeup_fair(), all releases.
+    buddy_case fork({6, 6}, true);
+    fork.c.sched_class = &fork.cpu.fc;
+    fork.c.se.cfs_rq = &fork.cpu.r.cfs;
+    fork.c.se.load = task_load_weight(0, false);
+    fork.c.state = task_state::runnable;
+    fork.cpu.fc.task_fork(fork.cpu.r, fork.c);
+    fork.cpu.fc.enqueue_task(fork.cpu.r, fork.c, enqueue_flags::none);
+    fork.cpu.fc.wakeup_preempt(fork.cpu.r, fork.c, wake_flags::fork);
+    CHECK(fork.cpu.r.cfs.next == nullptr);
+
+    // A buddy that is not eligible is passed over (entity_eligible() in pick_next_entity()):
+    // a, the buddy, has run 0.5 ms beyond b's vruntime when the pick comes.
+    buddy_case late({6, 6}, true);
+    late.run(ms / 2);
+    late.cpu.r.cfs.next = &late.a.se;
+    CHECK(&late.cpu.switch_to_next() == &late.b);
+}
+
+TEST_CASE("6.19 NEXT_BUDDY: pick_eevdf() honours the buddy, so an eligible wakee preempts") {
+    // e837456fdca8: the buddy test moved into __pick_eevdf(), ahead of curr's protection,
+    // and the wakee is marked before the wakeup's own pick: c is eligible, so the wakeup
+    // preempts at once. Without NEXT_BUDDY a stays protected.
+    for (const bool next_buddy : {false, true}) {
+        INFO((next_buddy ? "NEXT_BUDDY" : "default"));
+        buddy_case s({6, 19}, next_buddy);
+        s.cpu.wake(s.c);
+        CHECK(s.cpu.r.need_resched == next_buddy);
+        if (next_buddy)
+            CHECK(&s.cpu.switch_to_next() == &s.c);
+    }
+}
+
+TEST_CASE("6.19: PREEMPT_SHORT comes before the fork test, so a shorter-slice child preempts") {
+    // check_preempt_wakeup_fair() in 6.19 (e837456fdca8) returns for WF_FORK only after
+    // its PREEMPT_SHORT test has sent a shorter-slice wakee to the pick. As in the
+    // PREEMPT_SHORT case above (8 online CPUs, HZ 1000: slice 2.8 ms), the hog has run
+    // 0.5 ms of its half slice; a child with a 0.4 ms slice, placed at V, has the earlier
+    // deadline and is picked ignoring the hog's protection. With the default slice the
+    // fork test returns first.
+    for (const bool shorter : {false, true}) {
+        INFO((shorter ? "0.4 ms slice" : "default slice"));
+        const kernel_version v{6, 19};
+        fair_cpu cpu(fair_params(v, default_tunables(v, 8, 1000)));
+        task hog, child;
+        hog.pid = 1;
+        child.pid = 2;
+        cpu.fork(hog);
+        REQUIRE(&cpu.switch_to_next() == &hog);
+        cpu.r.clock_task += ms / 2;
+        cpu.fc.update_curr(cpu.r);
+        if (shorter) {
+            child.se.custom_slice = true;
+            child.se.slice = 400'000;
+        }
+        cpu.fork(child);
+        cpu.fc.wakeup_preempt(cpu.r, child, wake_flags::fork);
+        CHECK(cpu.r.need_resched == shorter);
+    }
+}
+
+TEST_CASE("old CFS with HRTICK: the periodic tick leaves preemption to a pending hrtick") {
+    // entity_tick() (5.0-6.5) returns before check_preempt_tick() while the hrtick timer
+    // is queued (DOUBLE_TICK off). Two nice-0 tasks on one CPU: sched_slice 3 ms; the
+    // running one has run 5 ms, more than its slice, so the tick would reschedule it.
+    for (const bool pending : {false, true}) {
+        INFO((pending ? "hrtick pending" : "no hrtick"));
+        const kernel_version v{5, 15};
+        fair_params p(v, default_tunables(v, 1, 250));
+        p.feat.set(feature::hrtick, true);
+        fair_cpu cpu(p);
+        task a, b;
+        cpu.fork(a);
+        cpu.fork(b);
+        task& curr = cpu.switch_to_next();
+        cpu.r.clock_task += 5 * ms;
+        cpu.r.hrtick_active = pending;
+        cpu.fc.task_tick(cpu.r, curr, false);
+        CHECK(cpu.r.need_resched == !pending);
+    }
+}
+
+TEST_CASE("old CFS with HRTICK: an enqueue re-arms the timer only below sched_nr_latency") {
+    // hrtick_update() (5.0-6.5): after an enqueue, hrtick_start_fair() only while
+    // nr_running < sched_nr_latency (8); the pick always arms it. 6.6 dropped the test.
+    for (const kernel_version v : {kernel_version{5, 15}, kernel_version{6, 6}}) {
+        INFO(v.str());
+        fair_params p(v, default_tunables(v, 1, 250));
+        p.feat.set(feature::hrtick, true);
+        fair_cpu cpu(p);
+        std::array<task, 8> tasks;
+        for (task& t : tasks)
+            cpu.fork(t);
+        cpu.switch_to_next();
+        CHECK(cpu.fc.hrtick_delay(cpu.r, false));
+        CHECK(cpu.fc.hrtick_delay(cpu.r, true).has_value() == v.is_eevdf());
     }
 }

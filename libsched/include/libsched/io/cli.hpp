@@ -19,6 +19,7 @@
 #include <libsched/scenario/validate.hpp>
 #include <libsched/sched/features.hpp>
 #include <libsched/sched/kernel_version.hpp>
+#include <libsched/sched/stable_fix.hpp>
 #include <libsched/sched/topology_presets.hpp>
 #include <libsched/sched/weight.hpp>
 #include <libsched/version.hpp>
@@ -332,6 +333,11 @@ inline int cmd_features(const std::optional<std::string>& kernel, std::ostream& 
     table.print(out);
     if (!absent.empty())
         out << "not in " << v->str() << ": " << absent << '\n';
+    // The rules that stable updates of this series changed, as this patch level has them.
+    for (const stable_fix* f : stable_fixes)
+        if (const auto b = series_backport(*v, *f))
+            out << (carries(*v, *f) ? "has " : "lacks ") << f->commit << ": " << f->summary
+                << " (from " << b->str() << ")\n";
     return exit_ok;
 }
 

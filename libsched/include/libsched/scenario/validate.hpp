@@ -15,6 +15,7 @@
 #include <libsched/sched/eevdf.hpp>
 #include <libsched/sched/features.hpp>
 #include <libsched/sched/kernel_version.hpp>
+#include <libsched/sched/stable_fix.hpp>
 #include <libsched/sched/topology_check.hpp>
 #include <libsched/sched/tunables.hpp>
 #include <libsched/sched/weight.hpp>
@@ -178,16 +179,21 @@ inline void check_machine(const machine_spec& m, const valid_bases& b, validatio
         reject(v, "machine.hz", *e);
     if (const auto e = unmodelled_release(m.kernel))
         reject(v, "machine.kernel", *e);
-    // Stable updates pick up later fixes (e.g. 2ae891b82695's 0.70 ms base slice reached
-    // 6.6.y and 6.14.y); the model follows the release as first published.
-    if (m.kernel.patch > 0 && m.kernel.is_eevdf() && m.kernel < kernel_version{6, 15} &&
-        !m.base_slice_ns)
-        warn(v, "machine.kernel",
-             m.kernel.str() + " is modelled as " + std::to_string(m.kernel.major) + "." +
-                 std::to_string(m.kernel.minor) +
-                 "; stable updates may carry later scheduler fixes such as the 0.70 ms base "
-                 "slice of 6.15: read /sys/kernel/debug/sched/base_slice_ns and set "
-                 "machine.base_slice");
+    // A series whose stable updates took scheduler fixes: without a patch level (or with
+    // the .0 of `uname -r` text) the rules are those of the release as first published.
+    if (m.kernel.patch == 0) {
+        std::string later;
+        for (const stable_fix* f : stable_fixes)
+            if (const auto point = series_backport(m.kernel, *f))
+                later += (later.empty() ? "" : "; ") + std::string{f->summary} + " from " +
+                         point->str() + " (" + std::string{f->commit} + ")";
+        if (!later.empty())
+            warn(v, "machine.kernel",
+                 m.kernel.str() +
+                     " is modelled as first released; later updates of the series "
+                     "change: " +
+                     later + "; give the patch level (\"" + m.kernel.str() + ".N\")");
+    }
     check_tunable_overrides(m, v);
     check_features(m, b, v);
     if (const auto f = m.smt_throughput) {

@@ -122,7 +122,7 @@ public:
             r, p, params().since(6, 12) ? enqueue_flags::initial : enqueue_flags::none);
         activated(r);
         wakeup_preempt(r, p, wake_flags::fork);
-        hrtick_start(r, *r.curr);
+        hrtick_start(r, *r.curr, true);
     }
 
     // try_to_wake_up(): a task still queued as delayed (6.12+) is requeued in place
@@ -157,7 +157,7 @@ public:
             if (lb_)
                 lb_->idle_ended(r, now());
         }
-        hrtick_start(r, *r.curr);
+        hrtick_start(r, *r.curr, true);
     }
 
     // wakeup_preempt(): the class decides within itself; a task of a higher class always
@@ -451,7 +451,7 @@ private:
         }
         task& next = pick_next_task(r, prev);
         r.need_resched = false; // clear_tsk_need_resched(prev): after the pick, as the kernel
-        hrtick_start(r, next);
+        hrtick_start(r, next, false);
         if (&next == &prev)
             return;
         ++r.nr_switches;
@@ -540,18 +540,24 @@ private:
         c.tick.start((now() / tick + 1) * tick);
     }
 
-    void hrtick_clear(rq& r) { cpu_of(r).hrtick.cancel(); }
+    void hrtick_clear(rq& r) {
+        cpu_of(r).hrtick.cancel();
+        r.hrtick_active = false;
+    }
 
-    // hrtick_start() / hrtick_update(): (re)arm the slice timer of the running task.
-    void hrtick_start(rq& r, task& running) {
-        hrtick_clear(r);
-        if (const auto delay = running.sched_class->hrtick_delay(r))
+    // hrtick_start() at the pick, hrtick_update() after an enqueue: (re)arm the slice timer
+    // of the running task, or leave it as it is. __schedule() cleared it before the pick.
+    void hrtick_start(rq& r, task& running, bool enqueue) {
+        if (const auto delay = running.sched_class->hrtick_delay(r, enqueue)) {
             cpu_of(r).hrtick.start_in(*delay);
+            r.hrtick_active = true;
+        }
         maybe_resched(r);
     }
 
     // hrtick(): the slice timer expired; the class's tick with queued = 1.
     void hrtick(rq& r) {
+        r.hrtick_active = false;
         update_rq_clock(r);
         task& curr = *r.curr;
         if (is_idle_task(r, curr))

@@ -141,11 +141,13 @@ public:
         if (&se == &pse)
             return;
         const bool fork = has(flags, wake_flags::fork);
-        if (p_.since(6, 19) && fork)
-            return; // 6.19: fork wakeups never preempt
         const bool scale = q.nr_queued >= p_.tun.nr_latency;
+        // NEXT_BUDDY marks a non-fork wakee before any other test: old CFS only on a busy
+        // queue (6.6's "sched/fair: Commit to EEVDF" dropped that test), not a delayed wakee
+        // from 6.13 and 6.12.7 (493afbd187c4); 6.19 marks it further down (e837456fdca8).
         bool next_buddy_marked = false;
-        if (!p_.eevdf() && p_.feat(feature::next_buddy) && scale && !fork) {
+        if (p_.feat(feature::next_buddy) && !fork && !p_.since(6, 19) &&
+            (p_.eevdf() ? !(pse.sched_delayed && p_.carries(next_buddy_not_delayed)) : scale)) {
             set_next_buddy(pse);
             next_buddy_marked = true;
         }
@@ -155,7 +157,7 @@ public:
         // 6.12 (faa42d29419d) tests WAKEUP_PREEMPTION before the idle-entity rule.
         if (p_.since(6, 12) && !p_.feat(feature::wakeup_preemption))
             return;
-        if (preempt_idle && p_.since(6, 15)) {
+        if (preempt_idle && p_.carries(idle_loses_protection)) {
             // f553741ac8c0: a preempted SCHED_IDLE entity keeps no slice protection.
             eevdf::cancel_protect_slice(p_, se);
         } else if (!preempt_idle) {
@@ -163,7 +165,7 @@ public:
                 return;
             update_curr(q);
             if (p_.eevdf()) {
-                if (!eevdf_wakeup_preempts(q, pse, se))
+                if (!eevdf_wakeup_preempts(q, pse, se, fork))
                     return;
             } else {
                 if (cfs::wakeup_preempt_entity(p_, se, pse) != 1)
@@ -262,9 +264,12 @@ public:
 
     // hrtick_start_fair(): with HRTICK, the delay after which the running task's slice
     // ends (old CFS: sched_slice; EEVDF: se->slice). A slice already overrun asks for a
-    // reschedule instead.
-    std::optional<duration> hrtick_delay(rq& r) override {
+    // reschedule instead. After an enqueue (hrtick_update()) old CFS re-arms only while
+    // fewer than sched_nr_latency tasks are queued; 6.6 dropped that test.
+    std::optional<duration> hrtick_delay(rq& r, bool enqueue) override {
         if (!p_.feat(feature::hrtick) || r.cfs.curr == nullptr || r.cfs.nr_queued <= 1)
+            return std::nullopt;
+        if (enqueue && !p_.eevdf() && r.cfs.nr_queued >= p_.tun.nr_latency)
             return std::nullopt;
         sched_entity& se = *r.cfs.curr;
         const duration ran = se.sum_exec_runtime - se.prev_sum_exec_runtime;
@@ -557,16 +562,22 @@ private:
     }
 
     // entity_tick(): EEVDF decides in update_curr; old CFS also runs check_preempt_tick
-    // when more than one entity is queued. The HRTICK expiry (queued) reschedules outright.
+    // when more than one entity is queued. The HRTICK expiry (queued) reschedules outright,
+    // and while the HRTICK timer is pending the periodic tick leaves preemption to it
+    // (DOUBLE_TICK, off by default, is not modelled); EEVDF returns there too, but after
+    // update_curr() has decided.
     void entity_tick(cfs_rq& q, sched_entity& curr, bool queued) {
         update_curr(q);
         update_load_avg(p_, q, curr, update_load_flags::update_tg);
+        rq& r = rq_of(q);
         if (queued) {
-            resched_curr(rq_of(q));
+            resched_curr(r);
             return;
         }
+        if (r.hrtick_active)
+            return;
         if (!p_.eevdf() && q.nr_queued > 1 && cfs::check_preempt_tick(p_, q, curr))
-            resched_curr(rq_of(q));
+            resched_curr(r);
     }
 
     // set_delayed() / clear_delayed() (6.12+): counted on every level above.
@@ -600,9 +611,19 @@ private:
     }
 
     // The EEVDF wakeup decision: would pick_eevdf() choose the wakee now?
-    bool eevdf_wakeup_preempts(cfs_rq& q, sched_entity& pse, sched_entity& se) {
+    bool eevdf_wakeup_preempts(cfs_rq& q, sched_entity& pse, sched_entity& se, bool fork) {
         if (p_.since(6, 17)) {
             const bool shorter = p_.feat(feature::preempt_short) && pse.slice < se.slice;
+            // 6.19 (e837456fdca8), past the PREEMPT_SHORT test: a fork or a delayed wakee
+            // never preempts; NEXT_BUDDY marks the wakee unless the buddy's deadline is
+            // earlier (set_preempt_buddy), and pick_eevdf() then honours it.
+            if (p_.since(6, 19) && !shorter) {
+                if (fork || pse.sched_delayed)
+                    return false;
+                if (p_.feat(feature::next_buddy) &&
+                    !(q.next != nullptr && vtime_before(q.next->deadline, pse.deadline)))
+                    set_next_buddy(pse);
+            }
             if (eevdf::pick_eevdf(p_, q, !shorter) == &pse) {
                 if (shorter)
                     eevdf::cancel_protect_slice(p_, se);
@@ -626,9 +647,10 @@ private:
             cfs::clear_buddies(q, *se);
             return se;
         }
+        // 6.19 (e837456fdca8) moved the buddy test into pick_eevdf().
         const feature buddy = p_.since(6, 12) ? feature::pick_buddy : feature::next_buddy;
         sched_entity* se = nullptr;
-        if (p_.feat(buddy) && q.next != nullptr && entity_eligible(q, *q.next))
+        if (!p_.since(6, 19) && p_.feat(buddy) && q.next != nullptr && entity_eligible(q, *q.next))
             se = q.next;
         else
             se = eevdf::pick_eevdf(p_, q);

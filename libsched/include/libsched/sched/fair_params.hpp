@@ -22,6 +22,8 @@ struct fair_params {
 
     bool since(int major, int minor) const { return version >= kernel_version{major, minor}; }
     bool eevdf() const { return version.is_eevdf(); }
+    // Whether the release, at its patch level, has a fix that stable updates took.
+    bool carries(const stable_fix& f) const { return libsched::carries(version, f); }
     // The run-queue tree's order: by deadline for EEVDF (as 6.8+; 6.6-6.7 ordered by
     // vruntime, with the same picks but among equal deadlines), by vruntime for old CFS.
     bool timeline_by_deadline() const { return eevdf(); }

@@ -26,7 +26,7 @@ public:
     void reweight_task(rq&, task&, load_weight) override {}
     void prio_changed(rq&, task&, int) override {}
     void switched_to(rq&, task&) override {}
-    std::optional<duration> hrtick_delay(rq&) override { return std::nullopt; }
+    std::optional<duration> hrtick_delay(rq&, bool) override { return std::nullopt; }
 };
 
 } // namespace libsched

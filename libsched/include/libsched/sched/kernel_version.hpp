@@ -10,12 +10,13 @@ namespace libsched {
 struct kernel_version {
     int major = 6;
     int minor = 6;
-    int patch = 0; // kept for reports; behaviour follows major.minor
+    int patch = 0; // behaviour follows major.minor but for the fixes of stable_fix.hpp
 
     constexpr kernel_version() = default;
     constexpr kernel_version(int maj, int min, int pat = 0) : major(maj), minor(min), patch(pat) {}
 
-    // Releases compare by major.minor: a stable update is the same model.
+    // Releases compare by major.minor: a stable update is the same series (the fixes it
+    // took are in stable_fix.hpp).
     constexpr auto operator<=>(const kernel_version& o) const {
         if (major != o.major)
             return major <=> o.major;

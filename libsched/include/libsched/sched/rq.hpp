@@ -18,8 +18,9 @@ using cfs_task_list = boost::intrusive::list<
 struct rq {
     int cpu = 0;
     cfs_rq cfs;
-    task* curr = &idle;        // the running task, idle when nothing else runs
-    bool need_resched = false; // TIF_NEED_RESCHED on curr
+    task* curr = &idle;         // the running task, idle when nothing else runs
+    bool need_resched = false;  // TIF_NEED_RESCHED on curr
+    bool hrtick_active = false; // hrtimer_active(&rq->hrtick_timer): the HRTICK is pending
     std::uint64_t nr_switches = 0;
     sim_time clock = 0;         // rq_clock(): wall clock at the last update
     sim_time clock_task = 0;    // rq_clock_task(): wall clock less the IRQ time taken out

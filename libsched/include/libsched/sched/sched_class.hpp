@@ -59,8 +59,9 @@ public:
     virtual void switched_to(rq& r, task& p) = 0;
 
     // With HRTICK, how long the running task may still run before its slice ends
-    // (hrtick_start_fair()); nothing when no timer is needed.
-    virtual std::optional<duration> hrtick_delay(rq& r) = 0;
+    // (hrtick_start_fair()); nothing when the timer is to be left as it is. enqueue: asked
+    // after an enqueue (hrtick_update()) rather than at the pick.
+    virtual std::optional<duration> hrtick_delay(rq& r, bool enqueue) = 0;
 
 protected:
     ~sched_class() = default;

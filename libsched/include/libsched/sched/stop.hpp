@@ -39,7 +39,7 @@ public:
     void reweight_task(rq&, task&, load_weight) override {}
     void prio_changed(rq&, task&, int) override {}
     void switched_to(rq&, task&) override {}
-    std::optional<duration> hrtick_delay(rq&) override { return std::nullopt; }
+    std::optional<duration> hrtick_delay(rq&, bool) override { return std::nullopt; }
 
 private:
     std::vector<task*> queued_; // per CPU: its stopper if woken

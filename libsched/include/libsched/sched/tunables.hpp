@@ -6,6 +6,7 @@
 #include <bit>
 #include <cstddef>
 #include <libsched/sched/kernel_version.hpp>
+#include <libsched/sched/stable_fix.hpp>
 #include <libsched/sched/types.hpp>
 #include <optional>
 #include <string>
@@ -69,9 +70,10 @@ inline constexpr unsigned sysctl_factor(tunable_scaling s, int online_cpus) {
     }
 }
 
-// normalized_sysctl_sched_base_slice: 0.75 ms, 0.70 ms from 6.15 (commit 2ae891b82695).
+// normalized_sysctl_sched_base_slice: 0.75 ms, 0.70 ms from 6.15 and the stable updates
+// that took 2ae891b82695.
 inline constexpr duration normalized_base_slice(kernel_version v) {
-    return v >= kernel_version{6, 15} ? 700'000 : 750'000;
+    return carries(v, reduced_base_slice) ? 700'000 : 750'000;
 }
 
 inline constexpr sched_tunables default_tunables(kernel_version v, int online_cpus, int hz,

@@ -1,0 +1,62 @@
+#pragma once
+// Rules that stable updates changed: a fix merged for one release and backported to point
+// releases of older series. A release's patch level ("6.12.31") selects them; each entry
+// names the first point release of a series found in the stable review mails.
+#include <array>
+#include <libsched/sched/kernel_version.hpp>
+#include <optional>
+#include <string_view>
+
+namespace libsched {
+
+struct stable_fix {
+    std::string_view commit;                 // the upstream commit
+    std::string_view summary;                // the rule it brings
+    kernel_version mainline;                 // the first release that has it
+    std::array<kernel_version, 3> backports; // first point release per series; {0, 0}: none
+};
+
+// The point release of v's series that took the fix in a stable update, if one did, so
+// that v's patch level decides whether it has it.
+inline constexpr std::optional<kernel_version> series_backport(kernel_version v,
+                                                               const stable_fix& f) {
+    for (const kernel_version& b : f.backports)
+        if (b.major != 0 && v == b)
+            return b;
+    return std::nullopt;
+}
+
+// Whether release v has the fix: from its mainline release on, or in a series it was
+// backported to from that point release on.
+inline constexpr bool carries(kernel_version v, const stable_fix& f) {
+    if (v >= f.mainline)
+        return true;
+    const auto b = series_backport(v, f);
+    return b && v.patch >= b->patch;
+}
+
+// 2ae891b82695 "sched: Reduce the default slice to avoid tasks getting an extra tick":
+// 6.15; stable reviews 6.6.93-rc1 (2 Jun 2025), 6.12.31-rc1 and 6.14.9-rc1 (27 May 2025).
+inline constexpr stable_fix reduced_base_slice{"2ae891b82695",
+                                               "base slice 0.70 ms x factor (was 0.75 ms)",
+                                               {6, 15},
+                                               {{{6, 6, 93}, {6, 12, 31}, {6, 14, 9}}}};
+
+// f553741ac8c0 "sched: Cancel the slice protection of the idle entity": 6.15; stable
+// reviews 6.12.23-rc1, 6.13.11-rc1 and 6.14.2-rc1 (8 Apr 2025). No 6.6.y backport found.
+inline constexpr stable_fix idle_loses_protection{
+    "f553741ac8c0",
+    "a SCHED_IDLE task preempted by a normal wakee loses its slice protection",
+    {6, 15},
+    {{{6, 12, 23}, {6, 13, 11}, {6, 14, 2}}}};
+
+// 493afbd187c4 "sched/fair: Fix NEXT_BUDDY": 6.13; stable review 6.12.7-rc1 (23 Dec 2024).
+inline constexpr stable_fix next_buddy_not_delayed{"493afbd187c4",
+                                                   "NEXT_BUDDY does not mark a delayed wakee",
+                                                   {6, 13},
+                                                   {{{6, 12, 7}, {0, 0}, {0, 0}}}};
+
+inline constexpr std::array<const stable_fix*, 3> stable_fixes = {
+    &reduced_base_slice, &idle_loses_protection, &next_buddy_not_delayed};
+
+} // namespace libsched

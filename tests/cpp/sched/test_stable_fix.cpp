@@ -1,0 +1,39 @@
+// sched/stable_fix.hpp: a release's patch level selects the rules stable updates took, as
+// the stable review mails list them (first point release of each series).
+#include <catch2/catch.hpp>
+#include <libsched/sched/stable_fix.hpp>
+#include <libsched/sched/tunables.hpp>
+
+using namespace libsched;
+
+TEST_CASE("a fix is in its mainline release and later, and in a series from its point release") {
+    CHECK(carries({6, 15}, idle_loses_protection));
+    CHECK(carries({6, 18}, idle_loses_protection));
+    CHECK_FALSE(carries({6, 12}, idle_loses_protection));
+    CHECK_FALSE(carries({6, 12, 22}, idle_loses_protection));
+    CHECK(carries({6, 12, 23}, idle_loses_protection));
+    CHECK(carries({6, 13, 11}, idle_loses_protection));
+    CHECK(carries({6, 14, 2}, idle_loses_protection));
+    // No 6.6.y backport was found: every 6.6 patch level lacks it.
+    CHECK_FALSE(carries({6, 6, 120}, idle_loses_protection));
+    CHECK_FALSE(carries({5, 15, 190}, idle_loses_protection));
+    CHECK(series_backport({6, 12, 1}, next_buddy_not_delayed) == kernel_version{6, 12, 7});
+    CHECK_FALSE(series_backport({6, 11, 9}, next_buddy_not_delayed));
+}
+
+TEST_CASE("the 0.70 ms base slice follows the patch level (2ae891b82695)") {
+    // normalized_sysctl_sched_base_slice: 0.70 ms from 6.15 and from 6.6.93, 6.12.31 and
+    // 6.14.9; 0.75 ms before, and in 6.13 (no backport: 6.13.y had ended).
+    CHECK(normalized_base_slice({6, 6}) == 750'000);
+    CHECK(normalized_base_slice({6, 6, 92}) == 750'000);
+    CHECK(normalized_base_slice({6, 6, 93}) == 700'000);
+    CHECK(normalized_base_slice({6, 12, 30}) == 750'000);
+    CHECK(normalized_base_slice({6, 12, 31}) == 700'000);
+    CHECK(normalized_base_slice({6, 13, 12}) == 750'000);
+    CHECK(normalized_base_slice({6, 14, 8}) == 750'000);
+    CHECK(normalized_base_slice({6, 14, 9}) == 700'000);
+    CHECK(normalized_base_slice({6, 15}) == 700'000);
+    // 8 online CPUs: factor 4, so 3 ms before the fix and 2.8 ms with it.
+    CHECK(default_tunables({6, 12, 30}, 8, 250).base_slice == 3'000'000);
+    CHECK(default_tunables({6, 12, 31}, 8, 250).base_slice == 2'800'000);
+}
