@@ -31,6 +31,17 @@ struct measured_data_ref {
     std::string perf_stat;            // a key of the experiment: perf stat counters
 };
 
+// The [[tasks]] entry a measured.entries element names.
+inline const task_spec* entry_named(const scenario& sc, const std::string& entry,
+                                    const std::string& field,
+                                    const std::vector<std::string_view>& names) {
+    for (const task_spec& t : sc.tasks)
+        if (t.name == entry)
+            return &t;
+    throw scenario_error(field,
+                         "\"" + entry + "\" names no [[tasks]] entry" + did_you_mean(entry, names));
+}
+
 inline nlohmann::json read_data_file(const std::filesystem::path& path, const std::string& shown) {
     std::ifstream in(path);
     if (!in)
@@ -168,13 +179,7 @@ inline group_ratio_spec read_group_figure(const nlohmann::json& figure, const sc
         const std::string field = "measured.entries[" + std::to_string(i) + "]";
         const std::string& entry = ref.entries[i];
         const std::string nice_key = i == 0 ? "nice_A" : "nice_B";
-        const task_spec* spec = nullptr;
-        for (const task_spec& t : sc.tasks)
-            if (t.name == entry)
-                spec = &t;
-        if (spec == nullptr)
-            throw scenario_error(field, "\"" + entry + "\" names no [[tasks]] entry" +
-                                            did_you_mean(entry, names));
+        const task_spec* spec = entry_named(sc, entry, field, names);
         if (!figure.contains(nice_key) || !figure[nice_key].is_number_integer())
             throw scenario_error("measured.figure", ref.figure + "." + nice_key + " in " +
                                                         ref.data + " is not a nice value");
@@ -261,13 +266,7 @@ inline void read_measured_data(measured_spec& m, const measured_data_ref& ref, c
     for (std::size_t i = 0; i < ref.entries.size(); ++i) {
         const std::string field = "measured.entries[" + std::to_string(i) + "]";
         const std::string& entry = ref.entries[i];
-        const task_spec* spec = nullptr;
-        for (const task_spec& t : sc.tasks)
-            if (t.name == entry)
-                spec = &t;
-        if (spec == nullptr)
-            throw scenario_error(field, "\"" + entry + "\" names no [[tasks]] entry" +
-                                            did_you_mean(entry, names));
+        const task_spec* spec = entry_named(sc, entry, field, names);
         if (figure.contains("nice") && figure["nice"].is_array() &&
             figure["nice"].size() == shares.size() && figure["nice"][i] != spec->nice)
             throw scenario_error(field, "entry " + entry + " has nice " +
