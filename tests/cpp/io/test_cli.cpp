@@ -331,7 +331,7 @@ count = 2
     std::ifstream csv(csv_file.path());
     std::string header, line;
     std::getline(csv, header);
-    CHECK(header == "repetition,time_ns,cpu,event,pid,comm,prev_state,next_pid,next_comm");
+    CHECK(header == "repetition,time_ns,cpu,event,pid,comm,prev_state,next_pid,next_comm,dest_cpu");
     int switches = 0;
     while (std::getline(csv, line))
         switches += line.find(",sched_switch,") != std::string::npos ? 1 : 0;

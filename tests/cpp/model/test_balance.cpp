@@ -11,6 +11,7 @@
 #include <libsched/sched/sched_domain.hpp>
 #include <libsched/sched/topology_presets.hpp>
 #include <libsched/sched/weight.hpp>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -364,4 +365,27 @@ TEST_CASE("queue counters follow the tasks across migrations, delayed ones inclu
         CHECK(consistent);
         CHECK(delayed_moves > 0);
     }
+}
+
+TEST_CASE("every migration is traced, from the task's CPU to another") {
+    scenario sc = machine({6, 12}, "2c", 3 * sec, 0);
+    sc.tasks = {burner("b", 0, 3), random_task("rnd", 2)};
+    std::map<int, std::uint64_t> traced; // pid -> migrations seen in the trace
+    run_options opt;
+    bool distinct = true;
+    opt.trace = [&](const trace_event& e) {
+        if (e.kind != trace_kind::sched_migrate_task)
+            return;
+        ++traced[e.pid];
+        distinct = distinct && e.dest_cpu != e.cpu && e.dest_cpu >= 0 && e.dest_cpu < 2;
+    };
+    const run_result rr = simulate(sc, opt);
+    REQUIRE(rr.repetitions.size() == 1);
+    std::uint64_t total = 0;
+    for (const task_result& t : rr.repetitions[0].tasks) {
+        CHECK(traced[t.pid] == t.nr_migrations);
+        total += t.nr_migrations;
+    }
+    CHECK(total > 0);
+    CHECK(distinct);
 }

@@ -560,6 +560,9 @@ TEST_CASE("the trace sink sees every switch, wakeup, fork and exit of every repe
                     ++exits;
                     CHECK(e.pid == running); // a process exits on the CPU
                     break;
+                case trace_kind::sched_migrate_task:
+                    FAIL_CHECK("a task migrated on a machine of one CPU");
+                    break;
                 }
             }
             CHECK(switches == r.cpus[0].nr_switches);

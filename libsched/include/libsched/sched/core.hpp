@@ -264,6 +264,17 @@ public:
     // task's counter goes up.
     void set_task_cpu(task& p, int new_cpu) {
         if (p.cpu != new_cpu) {
+            if (trace_)
+                trace_({trace_kind::sched_migrate_task,
+                        0,
+                        now(),
+                        p.cpu,
+                        p.pid,
+                        p.comm,
+                        'R',
+                        0,
+                        {},
+                        new_cpu});
             p.sched_class->migrate_task_rq(p, new_cpu);
             ++p.se.nr_migrations;
         }

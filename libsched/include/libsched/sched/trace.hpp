@@ -7,7 +7,13 @@
 
 namespace libsched {
 
-enum class trace_kind { sched_wakeup_new, sched_wakeup, sched_switch, sched_process_exit };
+enum class trace_kind {
+    sched_wakeup_new,
+    sched_wakeup,
+    sched_switch,
+    sched_migrate_task,
+    sched_process_exit,
+};
 
 inline constexpr std::string_view trace_name(trace_kind k) {
     switch (k) {
@@ -17,6 +23,8 @@ inline constexpr std::string_view trace_name(trace_kind k) {
         return "sched_wakeup";
     case trace_kind::sched_switch:
         return "sched_switch";
+    case trace_kind::sched_migrate_task:
+        return "sched_migrate_task";
     case trace_kind::sched_process_exit:
     default:
         return "sched_process_exit";
@@ -36,6 +44,7 @@ struct trace_event {
     char prev_state = 'R';
     int next_pid = 0;
     std::string_view next_comm;
+    int dest_cpu = -1; // sched_migrate_task: where the task goes (cpu is where it was)
 };
 
 using trace_sink = std::function<void(const trace_event&)>;
