@@ -1,6 +1,6 @@
 #pragma once
 // Scheduling events as the kernel's tracepoints name them (sched_wakeup_new, sched_wakeup,
-// sched_switch, sched_process_exit), handed to a trace sink as they happen.
+// sched_switch, sched_migrate_task, sched_process_exit), handed to a trace sink as they happen.
 #include <functional>
 #include <libsched/sched/types.hpp>
 #include <string_view>
