@@ -92,7 +92,7 @@ private:
     }
 
     // select_idle_cpu(): from target + 1 round the LLC, a wholly idle core while the LLC
-    // says it has one (clearing the hint if not), else any idle CPU within the SIS_UTIL
+    // says it has one (clearing the hint if not), else any idle CPU, within the SIS_UTIL
     // scan depth (6.0+; before, the SIS_PROP limit, which a model whose scans cost no time
     // never reaches).
     int select_idle_cpu(task& p, const sched_domain& llc, bool has_idle_core, int target) {
@@ -100,8 +100,10 @@ private:
         for (int c : llc.span)
             if (p.allowed_on(c))
                 cpus.push_back(c);
+        // SIS_UTIL: an LLC too busy to scan (depth 0, as also before its first periodic
+        // balance at that level) is not scanned at all, idle cores or not.
         int nr = std::numeric_limits<int>::max();
-        if (p_.since(6, 0) && !has_idle_core) {
+        if (p_.since(6, 0)) {
             nr = sd_.llc_shared(target).nr_idle_scan + 1;
             if (nr == 1)
                 return -1;
