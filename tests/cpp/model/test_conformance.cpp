@@ -912,11 +912,23 @@ TEST_CASE("NEXT_BUDDY: an EEVDF wakee is picked at the next pick") {
 
 // WAKEUP_PREEMPTION (check_preempt_wakeup(_fair)): off, a wakee never preempts at its
 // wakeup, except that an idle-policy curr is preempted before that gate. (a) Burners only:
-// no wakeups, no change. (b) A SCHED_IDLE burner: the waking normal task preempts it either
-// way: no change. (c) Old CFS: a sleeper placed 3 ms before the hog (> 1 ms granularity)
-// preempts at once on, waits for the tick (0.5 ms, wakeups at x.5 ms) off. EEVDF: a nice -5
-// wakee placed at V (PLACE_LAG off, so eligible) with the earliest deadline and the
-// burner unprotected (RUN_TO_PARITY off) is picked at once on; off, it waits for a tick.
+// no wakeups, no change. (b) The change, by its amount: one hog and a task waking every
+// 20 ms at x.5 ms (HZ 1000, factor 1, resched_latency 1 us, no tick IRQ time).
+//   Old CFS: the sleeper is placed at min_vruntime - latency/2 = hog - 3 ms (place_entity,
+//   GENTLE_FAIR_SLEEPERS); d = 3 ms > wakeup_gran 1 ms (wakeup_preempt_entity), so on it
+//   runs resched_latency after its wakeup: exactly 1 us. Off it waits for the tick at
+//   x+1 ms, where check_preempt_tick finds the hog past its ideal 3 ms (it ran alone for
+//   ~19.8 ms since it was last picked) and the pick takes the leftmost, the sleeper:
+//   exactly 0.5 ms + 1 us = 501 us.
+//   EEVDF: the wakee is nice -10 (9548), PLACE_LAG off (placed at V = the hog's vruntime:
+//   eligible), RUN_TO_PARITY off (the hog, renewed many times since its pick, is
+//   unprotected in every release anyway). The hog alone renews its request at every tick
+//   (slice 0.75 / 0.70 ms < 1 ms: update_deadline), so at x.5 its deadline is
+//   V + 0.25 / 0.20 ms, later than the wakee's V + slice x 1024 / 9548 = V + 0.080 /
+//   0.075 ms: pick_eevdf returns the wakee, on: exactly 1 us. Off: at the tick x+1 the hog
+//   has used its request up (update_curr -> resched, nr_queued 2); the hog is now ahead of
+//   V and ineligible, the wakee behind it: picked, exactly 501 us.
+// No tolerance: the wakeups, the ticks and the resched latency are exact.
 const bool cov_wp = covers("wakeup_preemption", {"wakeup_preemption"}, sampled);
 TEST_CASE("WAKEUP_PREEMPTION: switches wakeup preemption, nothing else") {
     for (const kernel_version k : sampled) {
@@ -929,7 +941,7 @@ TEST_CASE("WAKEUP_PREEMPTION: switches wakeup preemption, nothing else") {
         sc = machine(k);
         sc.tasks = {burner("hog"), timer_task("p", 200 * us, 20 * ms, 500 * us)};
         if (k >= kernel_version{6, 6}) {
-            sc.tasks[1].nice = -5;
+            sc.tasks[1].nice = -10;
             sc.machine.features["place_lag"] = false;
             sc.machine.features["run_to_parity"] = false;
         }
@@ -938,14 +950,11 @@ TEST_CASE("WAKEUP_PREEMPTION: switches wakeup preemption, nothing else") {
         const latency_figures off = latencies(
             find(run_one(with_feature(sc, "wakeup_preemption", false)), "p").wakeup_latency);
         REQUIRE(on.n > 30);
-        // 6.15+ (0.70 ms slice): at HZ 1000 the hog's deadline is renewed at each tick to
-        // tick + 0.70 ms, so at a x.5 ms wakeup 0.20 ms of it remain, less than the nice -5
-        // wakee's 0.70 * 1024 / 3121 = 0.23 ms: the hog keeps the earliest deadline and is
-        // picked, on or off. (With 0.75 ms: 0.25 against 0.246 ms, the wakee wins.) Only the
-        // "off waits for the tick" half applies there.
-        if (k < kernel_version{6, 15})
-            CHECK(on.immediate > off.immediate);
-        CHECK(off.min >= 500 * us);
+        CHECK(off.n == on.n);
+        CHECK(on.min == 1 * us);
+        CHECK(on.max == 1 * us);
+        CHECK(off.min == 501 * us);
+        CHECK(off.max == 501 * us);
     }
 }
 
