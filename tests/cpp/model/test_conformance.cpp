@@ -836,12 +836,28 @@ TEST_CASE("PICK_BUDDY: without a next buddy nothing changes") {
 }
 
 // DELAY_DEQUEUE (6.12+, dequeue_entity): a task blocking while ineligible stays queued (its
-// weight in the queue and in V) until picked, and that pick dequeues it with its lag clipped
-// to 0 (DELAY_ZERO): it sheds its debt while it sleeps. A periodic task running 2 ms at a
-// time against a burner blocks ineligible; without DELAY_DEQUEUE it keeps that negative lag
-// (PLACE_LAG) and wakes behind V: ineligible, it waits a whole further request of the
-// burner more often. Its mean wakeup latency is lower with DELAY_DEQUEUE. With burners only
+// weight in the queue and in V) until picked, and that pick dequeues it with its lag, then
+// >= 0, clipped to 0 (DELAY_ZERO): it sheds its debt while it sleeps. With burners only
 // (nobody blocks) nothing changes.
+// The amount: one hog (base slice 3 ms, factor 1, HZ 1000) and p running 100 us with a
+// 0.2 ms slice on an absolute 10 ms timer, waking at x.5 ms. Let X be the hog's vruntime at
+// the wakeup (update_curr first), l p's saved lag. p is placed at X - 2l (place_entity:
+// l x (W + w) / W, equal weights), V = X - l, deadline X - 2l + 0.2 ms, earlier than the
+// hog's (0.5 ms or more of its request left: the requests start at ticks). If eligible
+// (l >= 0) it preempts at once (PREEMPT_SHORT): 1 us; the hog runs those 1 us, p 100 us:
+// p blocks at X - 2l + 0.1 with V = X - l + 0.0505, lag l - 0.0495 ms.
+// On: p blocks ineligible (lag -0.0495 from l = 0), stays queued, is eligible once the hog
+//   ran 0.1 ms and picked at the next pick (the hog's request end, within 3 ms; its
+//   deadline X + 0.2 is the earliest): dequeued with lag 0. Every wakeup finds l = 0:
+//   every latency is exactly 1 us.
+// Off: p keeps its lag. l < 0: ineligible, no preemption; the hog (unprotected: renewed
+//   since its pick 9.9 ms earlier) turns ineligible after 0.1 ms and the tick at x+1
+//   reschedules it (6.12-6.16 did_preempt_short, 6.17+ !protect_slice); p, now eligible
+//   with the earliest deadline, runs: exactly 501 us. It then blocks with lag l + 0.2005
+//   > 0. So the lag walks l -> l - 0.0495 through 1 us wakeups and jumps up by 0.2005
+//   after each 501 us one: every 5th wakeup waits (every 6th when the drift of 2.5 us per
+//   cycle lets a fifth step land on l >= 0): 1 us or 501 us, a fraction of the 501 us ones
+//   between 1/6 and 1/5 (+- one cycle at the window's edges).
 const bool cov_dd = covers("delay_dequeue", {"delay_dequeue"}, having(feature::delay_dequeue));
 TEST_CASE("DELAY_DEQUEUE: an ineligible sleeper stays queued and sheds its debt") {
     for (const kernel_version k : having(feature::delay_dequeue)) {
@@ -850,13 +866,27 @@ TEST_CASE("DELAY_DEQUEUE: an ineligible sleeper stays queued and sheds its debt"
         sc.tasks = {burner("a"), burner("b")};
         require_same(run_one(with_feature(sc, "delay_dequeue", true)),
                      run_one(with_feature(sc, "delay_dequeue", false)));
-        sc.tasks = {burner("hog"), timer_task("p", 2 * ms, 9'700 * us, 500 * us)};
-        const latency_figures on =
-            latencies(find(run_one(with_feature(sc, "delay_dequeue", true)), "p").wakeup_latency);
-        const latency_figures off =
-            latencies(find(run_one(with_feature(sc, "delay_dequeue", false)), "p").wakeup_latency);
+        sc = machine(k);
+        sc.machine.base_slice_ns = 3 * ms;
+        sc.tasks = {burner("hog"), timer_task("p", 100 * us, 10 * ms, 500 * us)};
+        sc.tasks[1].slice = 200 * us;
+        const repetition_result ron = run_one(with_feature(sc, "delay_dequeue", true));
+        const repetition_result roff = run_one(with_feature(sc, "delay_dequeue", false));
+        const latency_figures on = latencies(find(ron, "p").wakeup_latency);
+        const latency_figures off = latencies(find(roff, "p").wakeup_latency);
         REQUIRE(on.n > 30);
-        CHECK(on.mean < off.mean);
+        CHECK(on.min == 1 * us);
+        CHECK(on.max == 1 * us);
+        std::size_t waited = 0, other = 0;
+        for (const auto x : find(roff, "p").wakeup_latency) {
+            const auto d = static_cast<duration>(x);
+            waited += d == 501 * us;
+            other += d != 501 * us && d != 1 * us;
+        }
+        CHECK(other == 0);
+        CHECK(off.max == 501 * us);
+        CHECK(6 * waited + 6 >= off.n);
+        CHECK(5 * waited <= off.n + 5);
     }
 }
 
