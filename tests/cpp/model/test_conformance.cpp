@@ -635,26 +635,69 @@ TEST_CASE("BASE_SLICE: a light task's slice is at least min_granularity") {
 // =======================================================================================
 // EEVDF features
 
-// PLACE_LAG (place_entity): a woken task is placed at V - lag x (W + w) / W instead of V.
-// A short periodic task among two burners waits for the running one's request to end; while
-// it waits V moves on, so it blocks (after 0.1 ms) with positive lag. With PLACE_LAG that
-// lag puts it before V at the next wakeup: an earlier deadline, so at the next pick it
-// comes before the other waiting burner more often -- its mean wakeup latency is lower;
-// without, it starts at V every time. DELAY_DEQUEUE is off so that only the placement
-// differs (6.12+).
+// PLACE_LAG (place_entity): a woken task is placed at V - lag x (W + w) / W instead of V, so
+// that its lag after insertion is the saved one. The amount, with one hog (base slice 3 ms,
+// factor 1, HZ 1000) and p running 100 us on an absolute 10 ms timer, waking at x.5 ms,
+// DELAY_DEQUEUE off (6.12+). X: the hog's vruntime at the wakeup (update_curr first); the
+// hog, alone in between, has 0.5, 1.5 or 2.5 ms of its request left (its requests start at
+// ticks) and is unprotected (renewed since its pick 9.9 ms earlier).
+// 6.12+: p has a 0.2 ms slice. Off, p is placed at V = X: eligible, deadline X + 0.2 ms,
+//   the earliest: it preempts at once (PREEMPT_SHORT / pick_eevdf), every latency exactly
+//   1 us. On, the lag walk of the DELAY_DEQUEUE test without it: saved lag l -> l - 0.0495
+//   ms after each 1 us wakeup; from l < 0 p is placed behind V, ineligible, and waits for
+//   the tick at x+1, where the hog, now ineligible and unprotected, is rescheduled: exactly
+//   501 us, after which l jumps by 0.2005 ms. Every 5th or 6th wakeup waits 501 us, the
+//   others 1 us.
+// 6.6-6.11 (no custom slice): p is nice -10 (9548) and runs 1 ms; its virtual slice
+//   3 ms x 1024 / 9548 = 0.322 ms is less than the hog's 0.5 ms left, and lasts p's run.
+//   Off: placed at X, eligible, earliest deadline: every latency exactly 1 us. On: each
+//   1 us cycle p runs 1 ms (107.2 us virtual) while the hog runs the 1 us resched latency,
+//   so its lag falls by (1024 / 10572) x 106.2 us = 10.3 us; from l < 0 it is placed behind
+//   V, ineligible, and (6.6-6.11 reschedule only at the deadline) waits until the hog's
+//   request ends on a tick: 0.501, 1.501 or 2.501 ms; it then blocks with a lag of
+//   (1024 / 10572) x (wait - 0.106 ms), 38 to 232 us: 3 to 23 cycles of 1 us follow. So
+//   latencies are 1 us or one of those three, and the waits number between n / 25 and
+//   n / 4 (+- one at the window's edges).
 const bool cov_place_lag = covers("place_lag", {"place_lag"}, having(feature::place_lag));
 TEST_CASE("PLACE_LAG: a woken task keeps its lag") {
     for (const kernel_version k : having(feature::place_lag)) {
         INFO(k.str());
-        scenario sc = machine(k, 1000, 4);
+        const bool short_slice = k >= kernel_version{6, 12};
+        scenario sc = machine(k);
+        sc.machine.base_slice_ns = 3 * ms;
         sc.machine.features["delay_dequeue"] = false;
-        sc.tasks = {burner("a"), burner("b"), timer_task("p", 100 * us, 9'700 * us, 500 * us)};
-        const latency_figures on =
-            latencies(find(run_one(with_feature(sc, "place_lag", true)), "p").wakeup_latency);
-        const latency_figures off =
-            latencies(find(run_one(with_feature(sc, "place_lag", false)), "p").wakeup_latency);
-        REQUIRE(on.n > 30);
-        CHECK(on.mean < off.mean);
+        sc.tasks = {burner("hog"), timer_task("p", 100 * us, 10 * ms, 500 * us)};
+        if (short_slice) {
+            sc.tasks[1].slice = 200 * us;
+        } else {
+            sc.tasks[1] = timer_task("p", 1 * ms, 10 * ms, 500 * us);
+            sc.tasks[1].nice = -10;
+        }
+        const repetition_result ron = run_one(with_feature(sc, "place_lag", true));
+        const repetition_result roff = run_one(with_feature(sc, "place_lag", false));
+        const latency_figures on = latencies(find(ron, "p").wakeup_latency);
+        const latency_figures off = latencies(find(roff, "p").wakeup_latency);
+        REQUIRE(off.n > 30);
+        CHECK(off.min == 1 * us);
+        CHECK(off.max == 1 * us);
+        std::size_t waited = 0, other = 0;
+        for (const auto x : find(ron, "p").wakeup_latency) {
+            const auto d = static_cast<duration>(x);
+            if (d == 1 * us)
+                continue;
+            ++waited;
+            const bool on_grid =
+                short_slice ? d == 501 * us : (d == 501 * us || d == 1'501 * us || d == 2'501 * us);
+            other += on_grid ? 0 : 1;
+        }
+        CHECK(other == 0);
+        if (short_slice) {
+            CHECK(6 * waited + 6 >= on.n);
+            CHECK(5 * waited <= on.n + 5);
+        } else {
+            CHECK(25 * waited + 25 >= on.n);
+            CHECK(4 * waited <= on.n + 4);
+        }
     }
 }
 
