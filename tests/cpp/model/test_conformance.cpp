@@ -937,22 +937,48 @@ TEST_CASE("DELAY_DEQUEUE: an ineligible sleeper stays queued and sheds its debt"
 
 // DELAY_ZERO (6.12+, finish_delayed_dequeue_entity / requeue_delayed_entity): a delayed
 // task dequeued at its pick is eligible there, lag >= 0; DELAY_ZERO clips it to 0, without
-// it keeps that positive lag and its next wakeup places it before V (an earlier deadline),
-// so among two burners it is picked before the waiting one more often: its mean wakeup
-// latency is not higher without DELAY_ZERO. Without DELAY_DEQUEUE (nothing is delayed)
-// DELAY_ZERO changes nothing.
+// it keeps that positive lag and its next wakeup places it before V (PLACE_LAG).
+// The amount: one hog and p (both slice 3 ms, factor 1, HZ 1000), p running 2.6 ms on an
+// absolute 10 ms timer, waking at x.5 ms; X the hog's vruntime at the wakeup.
+// On: p wakes with lag 0 (dequeued before: see below), placed at V = X, deadline X + 3 ms,
+//   later than the hog's (less than 3 ms left): no preemption at the wakeup. The hog, now
+//   ahead of V, is ineligible from the wakeup on and unprotected (it renewed its request
+//   since its pick, 6.9 ms earlier), so the tick at x+1 reschedules it (6.12-6.16
+//   did_preempt_short, 6.17+ !protect_slice) and p, eligible with the earliest deadline,
+//   runs: every latency exactly 501 us. It runs its 2.6 ms uninterrupted (its own request,
+//   protected) and blocks at X + 2.6 with the hog at X + 0.501: lag -1.05 ms, ineligible:
+//   delayed. It is eligible once the hog has run 2.1 ms more, and the next pick (at most a
+//   tick after the hog turns ineligible again, < 4 ms) dequeues it with lag >= 0, clipped
+//   to 0, well before its next wakeup.
+// Off: the lag kept at that pick is >= 0, so p is placed at or before V: eligible, with a
+//   deadline 2l earlier; it preempts at once when 2l > 3 ms - the hog's remaining request,
+//   and otherwise runs at the tick as above: every latency is 1 us or 501 us, some 1 us
+//   (the direction; the share of each depends on the walk of l, not derived here).
+// Without DELAY_DEQUEUE (nothing is delayed) DELAY_ZERO changes nothing.
 const bool cov_dz = covers("delay_zero", {"delay_zero"}, having(feature::delay_zero));
 TEST_CASE("DELAY_ZERO: a delayed task's positive lag is clipped to 0") {
     for (const kernel_version k : having(feature::delay_zero)) {
         INFO(k.str());
-        scenario sc = machine(k, 1000, 8);
-        sc.tasks = {burner("a"), burner("b"), timer_task("p", 2 * ms, 9'700 * us, 500 * us)};
-        const latency_figures on =
-            latencies(find(run_one(with_feature(sc, "delay_zero", true)), "p").wakeup_latency);
-        const latency_figures off =
-            latencies(find(run_one(with_feature(sc, "delay_zero", false)), "p").wakeup_latency);
+        scenario sc = machine(k);
+        sc.machine.base_slice_ns = 3 * ms;
+        sc.tasks = {burner("hog"), timer_task("p", 2'600 * us, 10 * ms, 500 * us)};
+        const repetition_result ron = run_one(with_feature(sc, "delay_zero", true));
+        const repetition_result roff = run_one(with_feature(sc, "delay_zero", false));
+        const latency_figures on = latencies(find(ron, "p").wakeup_latency);
+        const latency_figures off = latencies(find(roff, "p").wakeup_latency);
         REQUIRE(on.n > 30);
-        CHECK(off.mean <= on.mean);
+        CHECK(on.min == 501 * us);
+        CHECK(on.max == 501 * us);
+        std::size_t other = 0;
+        for (const auto x : find(roff, "p").wakeup_latency) {
+            const auto d = static_cast<duration>(x);
+            other += d != 1 * us && d != 501 * us;
+        }
+        CHECK(other == 0);
+        CHECK(off.immediate > 0);
+
+        sc = machine(k, 1000, 8);
+        sc.tasks = {burner("a"), burner("b"), timer_task("p", 2 * ms, 9'700 * us, 500 * us)};
         sc.machine.features["delay_dequeue"] = false;
         require_same(run_one(with_feature(sc, "delay_zero", true)),
                      run_one(with_feature(sc, "delay_zero", false)));
