@@ -1041,7 +1041,7 @@ TEST_CASE("NEXT_BUDDY: nothing changes on a queue that never wakes anything") {
 // first burner gets 3.7 + 4.7 ms, the other 3.3, so the roles swap each cycle and at T A is
 // behind B by 2.55 ms (-(e + 5.1) = e), at W by 2.55 - 0.4 = 2.15 ms: A's deadline
 // (v_A + slice) is before the wakee's (V + slice, V halfway between them): A runs from
-// W + 1 us; at T + 8 it has used only 0.70 ms of its request (< 0.75), at T + 12 all of
+// W + 1 us; at T + 8 it has used 1 + 698 us of its request (< 0.70 / 0.75), at T + 12 all of
 // it, and the wakee (eligible, deadline before B's and A's renewed one) runs:
 // every latency exactly T + 12.001 - W = 4.700 ms, none at the next pick. 6.19 reworked
 // NEXT_BUDDY (e837456fdca8: the buddy marked only for a wakee that passes the preemption
