@@ -577,8 +577,9 @@ TEST_CASE("START_DEBIT: a forked task's first run comes one slice later") {
 // picked, so now it is at most 0.5 ms + 1 us right of every burner: wakeup_preempt_entity(
 // last, left) < 1 (diff <= wakeup_gran), the pick returns P: on, P resumes after every
 // wakeup (all n). Off the pick takes the leftmost, which is not P: P sits 0.5 ms right of
-// the vruntime where it was leftmost, and the burner next in line (FIFO among the burners,
-// whose turns all start and end 1 us after a tick) was within those 0.5 ms: none of the n.
+// the vruntime where it was leftmost, and the burner next in line is within those 0.5 ms
+// (the burners run in turn, leftmost first, in whole 1 ms turns except, per 10 ms, P's cut
+// to 0.5 ms and the next one's 1.4 ms, so their vruntimes stay bunched): none of the n.
 const bool cov_last_buddy = covers("last_buddy", {"last_buddy"}, having(feature::last_buddy));
 TEST_CASE("LAST_BUDDY: the preempted task resumes after a short wakee") {
     for (const kernel_version k : having(feature::last_buddy)) {
