@@ -568,11 +568,18 @@ TEST_CASE("START_DEBIT: a forked task's first run comes one slice later") {
 }
 
 // LAST_BUDDY (check_preempt_wakeup, pick_next_entity): with nr_running >= sched_nr_latency
-// (8 burners + the waker = 9), the burner preempted by a waking sleeper becomes the last
-// buddy; when the waker blocks, the pick prefers it over the leftmost if it is within
-// wakeup_gran (1 ms) of it -- it ran less than its 1 ms turn -- so it resumes after every
-// such wakeup. Without LAST_BUDDY the leftmost runs: a different burner (the preempted one
-// ran part of its turn and is right of the others, which sit at one vruntime, FIFO).
+// (8 burners + the waker = 9), the burner P preempted by a waking sleeper becomes the last
+// buddy. The amount: every such wakeup, on and off. Period 6.75 ms > latency, so each
+// burner's ideal slice is 0.75 ms and a turn ends at a tick (check_preempt_tick, ran >
+// 0.75 ms). The sleeper w (slept ~10 ms) is placed at min_vruntime - 3 ms, more than
+// wakeup_gran (1 ms) left of P: it preempts at every wakeup (x.5 ms), 0.5 ms into P's turn.
+// When w blocks 100 us later, the next buddy (w) is gone; P was the leftmost when it was
+// picked, so now it is at most 0.5 ms + 1 us right of every burner: wakeup_preempt_entity(
+// last, left) < 1 (diff <= wakeup_gran), the pick returns P: on, P resumes after every
+// wakeup (all n). Off the pick takes the leftmost, which is not P: P sits 0.5 ms right of
+// the vruntime where it was leftmost, and the burner next in line is within those 0.5 ms
+// (the burners run in turn, leftmost first, in whole 1 ms turns except, per 10 ms, P's cut
+// to 0.5 ms and the next one's 1.4 ms, so their vruntimes stay bunched): none of the n.
 const bool cov_last_buddy = covers("last_buddy", {"last_buddy"}, having(feature::last_buddy));
 TEST_CASE("LAST_BUDDY: the preempted task resumes after a short wakee") {
     for (const kernel_version k : having(feature::last_buddy)) {
@@ -591,11 +598,7 @@ TEST_CASE("LAST_BUDDY: the preempted task resumes after a short wakee") {
                 resumed += x.after == x.before;
             }
             REQUIRE(n > 30);
-            const double frac = static_cast<double>(resumed) / static_cast<double>(n);
-            if (on)
-                CHECK(frac > 0.9);
-            else
-                CHECK(frac < 0.1);
+            CHECK(resumed == (on ? n : 0));
         }
     }
 }
@@ -633,26 +636,69 @@ TEST_CASE("BASE_SLICE: a light task's slice is at least min_granularity") {
 // =======================================================================================
 // EEVDF features
 
-// PLACE_LAG (place_entity): a woken task is placed at V - lag x (W + w) / W instead of V.
-// A short periodic task among two burners waits for the running one's request to end; while
-// it waits V moves on, so it blocks (after 0.1 ms) with positive lag. With PLACE_LAG that
-// lag puts it before V at the next wakeup: an earlier deadline, so at the next pick it
-// comes before the other waiting burner more often -- its mean wakeup latency is lower;
-// without, it starts at V every time. DELAY_DEQUEUE is off so that only the placement
-// differs (6.12+).
+// PLACE_LAG (place_entity): a woken task is placed at V - lag x (W + w) / W instead of V, so
+// that its lag after insertion is the saved one. The amount, with one hog (base slice 3 ms,
+// factor 1, HZ 1000) and p running 100 us on an absolute 10 ms timer, waking at x.5 ms,
+// DELAY_DEQUEUE off (6.12+). X: the hog's vruntime at the wakeup (update_curr first); the
+// hog, alone in between, has 0.5, 1.5 or 2.5 ms of its request left (its requests start at
+// ticks) and is unprotected (renewed since its pick 9.9 ms earlier).
+// 6.12+: p has a 0.2 ms slice. Off, p is placed at V = X: eligible, deadline X + 0.2 ms,
+//   the earliest: it preempts at once (PREEMPT_SHORT / pick_eevdf), every latency exactly
+//   1 us. On, the lag walk of the DELAY_DEQUEUE test without it: saved lag l -> l - 0.0495
+//   ms after each 1 us wakeup; from l < 0 p is placed behind V, ineligible, and waits for
+//   the tick at x+1, where the hog, now ineligible and unprotected, is rescheduled: exactly
+//   501 us, after which l jumps by 0.2005 ms. Every 5th or 6th wakeup waits 501 us, the
+//   others 1 us.
+// 6.6-6.11 (no custom slice): p is nice -10 (9548) and runs 1 ms; its virtual slice
+//   3 ms x 1024 / 9548 = 0.322 ms is less than the hog's 0.5 ms left, and lasts p's run.
+//   Off: placed at X, eligible, earliest deadline: every latency exactly 1 us. On: each
+//   1 us cycle p runs 1 ms (107.2 us virtual) while the hog runs the 1 us resched latency,
+//   so its lag falls by (1024 / 10572) x 106.2 us = 10.3 us; from l < 0 it is placed behind
+//   V, ineligible, and (6.6-6.11 reschedule only at the deadline) waits until the hog's
+//   request ends on a tick: 0.501, 1.501 or 2.501 ms; it then blocks with a lag of
+//   (1024 / 10572) x (wait - 0.106 ms), 38 to 232 us: 3 to 23 cycles of 1 us follow. So
+//   latencies are 1 us or one of those three, and the waits number between n / 25 and
+//   n / 4 (+- one at the window's edges).
 const bool cov_place_lag = covers("place_lag", {"place_lag"}, having(feature::place_lag));
 TEST_CASE("PLACE_LAG: a woken task keeps its lag") {
     for (const kernel_version k : having(feature::place_lag)) {
         INFO(k.str());
-        scenario sc = machine(k, 1000, 4);
+        const bool short_slice = k >= kernel_version{6, 12};
+        scenario sc = machine(k);
+        sc.machine.base_slice_ns = 3 * ms;
         sc.machine.features["delay_dequeue"] = false;
-        sc.tasks = {burner("a"), burner("b"), timer_task("p", 100 * us, 9'700 * us, 500 * us)};
-        const latency_figures on =
-            latencies(find(run_one(with_feature(sc, "place_lag", true)), "p").wakeup_latency);
-        const latency_figures off =
-            latencies(find(run_one(with_feature(sc, "place_lag", false)), "p").wakeup_latency);
-        REQUIRE(on.n > 30);
-        CHECK(on.mean < off.mean);
+        sc.tasks = {burner("hog"), timer_task("p", 100 * us, 10 * ms, 500 * us)};
+        if (short_slice) {
+            sc.tasks[1].slice = 200 * us;
+        } else {
+            sc.tasks[1] = timer_task("p", 1 * ms, 10 * ms, 500 * us);
+            sc.tasks[1].nice = -10;
+        }
+        const repetition_result ron = run_one(with_feature(sc, "place_lag", true));
+        const repetition_result roff = run_one(with_feature(sc, "place_lag", false));
+        const latency_figures on = latencies(find(ron, "p").wakeup_latency);
+        const latency_figures off = latencies(find(roff, "p").wakeup_latency);
+        REQUIRE(off.n > 30);
+        CHECK(off.min == 1 * us);
+        CHECK(off.max == 1 * us);
+        std::size_t waited = 0, other = 0;
+        for (const auto x : find(ron, "p").wakeup_latency) {
+            const auto d = static_cast<duration>(x);
+            if (d == 1 * us)
+                continue;
+            ++waited;
+            const bool on_grid =
+                short_slice ? d == 501 * us : (d == 501 * us || d == 1'501 * us || d == 2'501 * us);
+            other += on_grid ? 0 : 1;
+        }
+        CHECK(other == 0);
+        if (short_slice) {
+            CHECK(6 * waited + 6 >= on.n);
+            CHECK(5 * waited <= on.n + 5);
+        } else {
+            CHECK(25 * waited + 25 >= on.n);
+            CHECK(4 * waited <= on.n + 4);
+        }
     }
 }
 
@@ -728,9 +774,18 @@ TEST_CASE("PLACE_REL_DEADLINE: a renice keeps the running task's deadline") {
 // (all slices equal): two burners at factor 4 (2.8 ms) run 3 ticks; off, protection is the
 // normalized base slice 0.70 ms: the first tick ends it (update_curr: !protect_slice), and
 // the pick drops the now ineligible curr: 1-tick turns. 6.6-6.16: a resched comes only at
-// the deadline, where protection is over anyway, so burners alone see no change; a waking
-// task instead may preempt a still eligible curr only without RUN_TO_PARITY (pick_eevdf),
-// so some wakeups are served at once off, none on.
+// the deadline, where protection is over anyway, so burners alone see no change. The
+// wakeup part, by its amount (6.6-6.16): one hog (base slice 3 ms, factor 1, HZ 1000) and
+// p, nice -10 (virtual slice 3 ms x 1024 / 9548 = 0.322 ms), running 100 us and sleeping
+// 1.3 ms (relative); PLACE_LAG and DELAY_DEQUEUE off: p is placed at V = the hog's vruntime
+// X, both eligible, p's deadline X + 0.322 ms. On (pick_eevdf: curr->vlag == deadline,
+// set at the pick): once p has had to wait, it runs at the tick E where the hog's request
+// ends (1 us later) and blocks 100 us on; the hog, picked then with the request renewed at
+// E (1 us used), is protected and eligible when p wakes at E + 1.401 ms; the request ends
+// at E + 3.1 ms, renewed at the tick E + 4 ms (update_deadline / update_curr), where p runs:
+// every latency exactly 4.001 - 1.401 = 2.600 ms (an absorbing chain, entered before the
+// window). Off: p preempts at once (1 us) unless the hog has 0.322 ms or less of its
+// request left, when it runs at the tick after that request's end: at most 1.323 ms.
 const bool cov_rtp = covers("run_to_parity", {"run_to_parity"}, having(feature::run_to_parity));
 TEST_CASE("RUN_TO_PARITY: the running task keeps the CPU for its protected slice") {
     for (const kernel_version k : having(feature::run_to_parity)) {
@@ -744,41 +799,89 @@ TEST_CASE("RUN_TO_PARITY: the running task keeps the CPU for its protected slice
             CHECK(median_turn(off, "a") == 1 * ms);
         } else {
             require_same(on.result, off.result);
-            sc.tasks.push_back(timer_task("p", 100 * us, 9'700 * us, 500 * us));
-            sc.tasks.back().nice = -5;
-            sc.machine.features["place_lag"] = false; // placed at V: eligible
+            sc = machine(k);
+            sc.machine.base_slice_ns = 3 * ms;
+            sc.machine.features["place_lag"] = false;
+            sc.machine.features["delay_dequeue"] = false;
+            sc.tasks = {burner("hog"), periodic("p", 100 * us, 1'300 * us)};
+            sc.tasks[1].nice = -10;
             const latency_figures lon = latencies(
                 find(run_one(with_feature(sc, "run_to_parity", true)), "p").wakeup_latency);
             const latency_figures loff = latencies(
                 find(run_one(with_feature(sc, "run_to_parity", false)), "p").wakeup_latency);
-            REQUIRE(lon.n > 30);
-            CHECK(loff.immediate > lon.immediate);
+            REQUIRE(lon.n > 100);
+            REQUIRE(loff.n > 100);
+            CHECK(lon.min == 2'600 * us);
+            CHECK(lon.max == 2'600 * us);
+            CHECK(loff.min == 1 * us);
+            CHECK(loff.max <= 1'323 * us);
+            CHECK(static_cast<double>(loff.immediate) > 0.5 * static_cast<double>(loff.n));
         }
     }
 }
 
-// PREEMPT_SHORT (6.12+, check_preempt_wakeup_fair): a wakee with a shorter slice (0.2 ms
-// against the burner's 2.8/3 ms) cancels the running task's protection and is picked when
-// its deadline (V + 0.2 ms) is earlier, i.e. unless the burner is within 0.2 ms of its own
-// deadline: most wakeups are served at once. Off, the eligible burner keeps the CPU until
-// its deadline (RUN_TO_PARITY), reached only at a tick: no wakeup is served at once, and
-// the wakeups 0.5 ms before a tick wait at least that.
+// PREEMPT_SHORT (6.12+, check_preempt_wakeup_fair, do_preempt_short; 6.17+ the
+// protect = false re-pick): a wakee with a shorter slice, eligible, whose deadline is
+// earlier, preempts even a protected curr. One hog (base slice 3 ms, factor 1, HZ 1000)
+// and a task p running 100 us with a 0.2 ms slice; PLACE_LAG and DELAY_DEQUEUE off, so p
+// is placed at V = the hog's vruntime (update_curr runs first): both eligible, p's deadline
+// V + 0.2 ms. The hog's requests start at ticks (renewed in update_curr at a tick, or at
+// tick + 0.1 ms when p ran inside it: the next tick).
+// (a) p on an absolute 10 ms timer, waking at x.5 ms: the hog has 0.5, 1.5 or 2.5 ms of its
+//     request left, more than 0.2, so on, p preempts: exactly resched_latency, 1 us. Off,
+//     the hog last picked 9.9 ms earlier has renewed its 3 ms request since, so it is
+//     unprotected (6.12-6.16: vlag != deadline; 6.17+: vruntime past vprot = deadline) and
+//     pick_eevdf takes p's earlier deadline: also exactly 1 us. Nothing to cancel.
+// (b) p sleeping 1.3 ms after each run (relative): off, 6.12-6.18, once p has had to wait,
+//     it runs at the tick E where the hog's request ends (1 us later) and blocks 100 us on;
+//     the hog, picked then with its request renewed at E (deadline 3 ms after E, 1 us used),
+//     is protected; p wakes at E + 1.401 ms: protected and eligible, the hog keeps the CPU
+//     until its request ends at E + 3.1 ms, renewed at the tick E + 4 ms (update_curr:
+//     used up), where p runs: every latency is exactly 4.001 - 1.401 = 2.600 ms. (That
+//     chain is absorbing, and entered within the 200 ms before the window.) 6.19 shrinks
+//     the protection to p's 0.2 ms at every wakeup (update_protect_slice), so off p runs at
+//     the first tick at least 0.2 ms after its wakeup (update_curr: !protect_slice), or at
+//     once when the hog was unprotected: at most 1.2 ms + 1 us. On, p preempts at once unless the
+//     hog is within 0.2 ms of its deadline, when it runs at the tick after that deadline: at most
+//     1 ms + 1 us, and mostly 1 us.
 const bool cov_ps = covers("preempt_short", {"preempt_short"}, having(feature::preempt_short));
 TEST_CASE("PREEMPT_SHORT: a shorter-slice wakee preempts a protected task") {
     for (const kernel_version k : having(feature::preempt_short)) {
         INFO(k.str());
-        scenario sc = machine(k, 1000, 8);
-        sc.tasks = {burner("hog"), timer_task("p", 100 * us, 9'700 * us, 500 * us)};
+        scenario sc = machine(k);
+        sc.machine.base_slice_ns = 3 * ms;
+        sc.machine.features["place_lag"] = false;
+        sc.machine.features["delay_dequeue"] = false;
+        sc.tasks = {burner("hog"), timer_task("p", 100 * us, 10 * ms, 500 * us)};
         sc.tasks[1].slice = 200 * us;
         const latency_figures on =
             latencies(find(run_one(with_feature(sc, "preempt_short", true)), "p").wakeup_latency);
         const latency_figures off =
             latencies(find(run_one(with_feature(sc, "preempt_short", false)), "p").wakeup_latency);
         REQUIRE(on.n > 30);
-        CHECK(static_cast<double>(on.immediate) > 0.8 * static_cast<double>(on.n));
-        // Off, a lone burner is unprotected once it renewed its request alone (6.6-6.16:
-        // vlag != deadline; 6.17+: vruntime past vprot), so pick_eevdf may pick the wakee too.
         CHECK(off.n == on.n);
+        CHECK(on.min == 1 * us);
+        CHECK(on.max == 1 * us);
+        CHECK(off.min == 1 * us);
+        CHECK(off.max == 1 * us);
+
+        sc.tasks[1] = periodic("p", 100 * us, 1'300 * us);
+        sc.tasks[1].slice = 200 * us;
+        const latency_figures ron =
+            latencies(find(run_one(with_feature(sc, "preempt_short", true)), "p").wakeup_latency);
+        const latency_figures roff =
+            latencies(find(run_one(with_feature(sc, "preempt_short", false)), "p").wakeup_latency);
+        REQUIRE(ron.n > 100);
+        REQUIRE(roff.n > 100);
+        CHECK(ron.min == 1 * us);
+        CHECK(ron.max <= 1'201 * us);
+        CHECK(static_cast<double>(ron.immediate) > 0.5 * static_cast<double>(ron.n));
+        if (k < kernel_version{6, 19}) {
+            CHECK(roff.min == 2'600 * us);
+            CHECK(roff.max == 2'600 * us);
+        } else {
+            CHECK(roff.max <= 1'201 * us);
+        }
     }
 }
 
@@ -796,12 +899,28 @@ TEST_CASE("PICK_BUDDY: without a next buddy nothing changes") {
 }
 
 // DELAY_DEQUEUE (6.12+, dequeue_entity): a task blocking while ineligible stays queued (its
-// weight in the queue and in V) until picked, and that pick dequeues it with its lag clipped
-// to 0 (DELAY_ZERO): it sheds its debt while it sleeps. A periodic task running 2 ms at a
-// time against a burner blocks ineligible; without DELAY_DEQUEUE it keeps that negative lag
-// (PLACE_LAG) and wakes behind V: ineligible, it waits a whole further request of the
-// burner more often. Its mean wakeup latency is lower with DELAY_DEQUEUE. With burners only
+// weight in the queue and in V) until picked, and that pick dequeues it with its lag, then
+// >= 0, clipped to 0 (DELAY_ZERO): it sheds its debt while it sleeps. With burners only
 // (nobody blocks) nothing changes.
+// The amount: one hog (base slice 3 ms, factor 1, HZ 1000) and p running 100 us with a
+// 0.2 ms slice on an absolute 10 ms timer, waking at x.5 ms. Let X be the hog's vruntime at
+// the wakeup (update_curr first), l p's saved lag. p is placed at X - 2l (place_entity:
+// l x (W + w) / W, equal weights), V = X - l, deadline X - 2l + 0.2 ms, earlier than the
+// hog's (0.5 ms or more of its request left: the requests start at ticks). If eligible
+// (l >= 0) it preempts at once (PREEMPT_SHORT): 1 us; the hog runs those 1 us, p 100 us:
+// p blocks at X - 2l + 0.1 with V = X - l + 0.0505, lag l - 0.0495 ms.
+// On: p blocks ineligible (lag -0.0495 from l = 0), stays queued, is eligible once the hog
+//   ran 0.1 ms and picked at the next pick (the hog's request end, within 3 ms; its
+//   deadline X + 0.2 is the earliest): dequeued with lag 0. Every wakeup finds l = 0:
+//   every latency is exactly 1 us.
+// Off: p keeps its lag. l < 0: ineligible, no preemption; the hog (unprotected: renewed
+//   since its pick 9.9 ms earlier) turns ineligible after 0.1 ms and the tick at x+1
+//   reschedules it (6.12-6.16 did_preempt_short, 6.17+ !protect_slice); p, now eligible
+//   with the earliest deadline, runs: exactly 501 us. It then blocks with lag l + 0.2005
+//   > 0. So the lag walks l -> l - 0.0495 through 1 us wakeups and jumps up by 0.2005
+//   after each 501 us one: every 5th wakeup waits (every 6th when the drift of 2.5 us per
+//   cycle lets a fifth step land on l >= 0): 1 us or 501 us, a fraction of the 501 us ones
+//   between 1/6 and 1/5 (+- one cycle at the window's edges).
 const bool cov_dd = covers("delay_dequeue", {"delay_dequeue"}, having(feature::delay_dequeue));
 TEST_CASE("DELAY_DEQUEUE: an ineligible sleeper stays queued and sheds its debt") {
     for (const kernel_version k : having(feature::delay_dequeue)) {
@@ -810,34 +929,73 @@ TEST_CASE("DELAY_DEQUEUE: an ineligible sleeper stays queued and sheds its debt"
         sc.tasks = {burner("a"), burner("b")};
         require_same(run_one(with_feature(sc, "delay_dequeue", true)),
                      run_one(with_feature(sc, "delay_dequeue", false)));
-        sc.tasks = {burner("hog"), timer_task("p", 2 * ms, 9'700 * us, 500 * us)};
-        const latency_figures on =
-            latencies(find(run_one(with_feature(sc, "delay_dequeue", true)), "p").wakeup_latency);
-        const latency_figures off =
-            latencies(find(run_one(with_feature(sc, "delay_dequeue", false)), "p").wakeup_latency);
+        sc = machine(k);
+        sc.machine.base_slice_ns = 3 * ms;
+        sc.tasks = {burner("hog"), timer_task("p", 100 * us, 10 * ms, 500 * us)};
+        sc.tasks[1].slice = 200 * us;
+        const repetition_result ron = run_one(with_feature(sc, "delay_dequeue", true));
+        const repetition_result roff = run_one(with_feature(sc, "delay_dequeue", false));
+        const latency_figures on = latencies(find(ron, "p").wakeup_latency);
+        const latency_figures off = latencies(find(roff, "p").wakeup_latency);
         REQUIRE(on.n > 30);
-        CHECK(on.mean < off.mean);
+        CHECK(on.min == 1 * us);
+        CHECK(on.max == 1 * us);
+        std::size_t waited = 0, other = 0;
+        for (const auto x : find(roff, "p").wakeup_latency) {
+            const auto d = static_cast<duration>(x);
+            waited += d == 501 * us;
+            other += d != 501 * us && d != 1 * us;
+        }
+        CHECK(other == 0);
+        CHECK(off.max == 501 * us);
+        CHECK(6 * waited + 6 >= off.n);
+        CHECK(5 * waited <= off.n + 5);
     }
 }
 
 // DELAY_ZERO (6.12+, finish_delayed_dequeue_entity / requeue_delayed_entity): a delayed
 // task dequeued at its pick is eligible there, lag >= 0; DELAY_ZERO clips it to 0, without
-// it keeps that positive lag and its next wakeup places it before V (an earlier deadline),
-// so among two burners it is picked before the waiting one more often: its mean wakeup
-// latency is not higher without DELAY_ZERO. Without DELAY_DEQUEUE (nothing is delayed)
-// DELAY_ZERO changes nothing.
+// it keeps that positive lag and its next wakeup places it before V (PLACE_LAG).
+// The amount: one hog and p (both slice 3 ms, factor 1, HZ 1000), p running 2.6 ms on an
+// absolute 10 ms timer, waking at x.5 ms; X the hog's vruntime at the wakeup.
+// On: p wakes with lag 0 (dequeued before: see below), placed at V = X, deadline X + 3 ms,
+//   later than the hog's (less than 3 ms left): no preemption at the wakeup. The hog,
+//   ahead of V as soon as it runs on, is ineligible and unprotected (it renewed its request
+//   since its pick, 6.9 ms earlier), so the tick at x+1 reschedules it (6.12-6.16
+//   did_preempt_short, 6.17+ !protect_slice) and p, eligible with the earliest deadline,
+//   runs: every latency exactly 501 us. It runs its 2.6 ms uninterrupted (its own request,
+//   protected) and blocks at X + 2.6 with the hog at X + 0.501: lag -1.05 ms, ineligible:
+//   delayed. It is eligible once the hog has run 2.1 ms more, and the next pick (at most a
+//   tick after the hog turns ineligible again, < 4 ms) dequeues it with lag >= 0, clipped
+//   to 0, well before its next wakeup.
+// Off: the lag l kept at that pick is > 0 (p is picked at a tick after it became eligible,
+//   while the hog, which alone ran since, is past it: l = (v_hog - v_p) / 2; 0 only on an
+//   exact tie). Placed at X - 2l, V = X - l: the hog at X is now ineligible, so pick_eevdf
+//   drops it and returns p, whatever the deadlines: every latency exactly 1 us. p then
+//   runs its 2.6 ms and blocks with lag l - 1.2995 ms; if negative it is delayed and
+//   eligible again after the hog has run 2.6 ms, picked at the hog's next resched (its
+//   request renewed, then ineligible: before the next wakeup), again with a lag > 0.
+// Without DELAY_DEQUEUE (nothing is delayed) DELAY_ZERO changes nothing.
 const bool cov_dz = covers("delay_zero", {"delay_zero"}, having(feature::delay_zero));
 TEST_CASE("DELAY_ZERO: a delayed task's positive lag is clipped to 0") {
     for (const kernel_version k : having(feature::delay_zero)) {
         INFO(k.str());
-        scenario sc = machine(k, 1000, 8);
-        sc.tasks = {burner("a"), burner("b"), timer_task("p", 2 * ms, 9'700 * us, 500 * us)};
-        const latency_figures on =
-            latencies(find(run_one(with_feature(sc, "delay_zero", true)), "p").wakeup_latency);
-        const latency_figures off =
-            latencies(find(run_one(with_feature(sc, "delay_zero", false)), "p").wakeup_latency);
+        scenario sc = machine(k);
+        sc.machine.base_slice_ns = 3 * ms;
+        sc.tasks = {burner("hog"), timer_task("p", 2'600 * us, 10 * ms, 500 * us)};
+        const repetition_result ron = run_one(with_feature(sc, "delay_zero", true));
+        const repetition_result roff = run_one(with_feature(sc, "delay_zero", false));
+        const latency_figures on = latencies(find(ron, "p").wakeup_latency);
+        const latency_figures off = latencies(find(roff, "p").wakeup_latency);
         REQUIRE(on.n > 30);
-        CHECK(off.mean <= on.mean);
+        CHECK(on.min == 501 * us);
+        CHECK(on.max == 501 * us);
+        CHECK(off.n == on.n);
+        CHECK(off.min == 1 * us);
+        CHECK(off.max == 1 * us);
+
+        sc = machine(k, 1000, 8);
+        sc.tasks = {burner("a"), burner("b"), timer_task("p", 2 * ms, 9'700 * us, 500 * us)};
         sc.machine.features["delay_dequeue"] = false;
         require_same(run_one(with_feature(sc, "delay_zero", true)),
                      run_one(with_feature(sc, "delay_zero", false)));
@@ -870,13 +1028,24 @@ TEST_CASE("NEXT_BUDDY: nothing changes on a queue that never wakes anything") {
 
 // NEXT_BUDDY under EEVDF (check_preempt_wakeup(_fair) marks a non-fork wakee as next;
 // pick_next_entity returns it when eligible -- NEXT_BUDDY in 6.6/6.7, PICK_BUDDY from 6.12):
-// issue 13's example, HZ 250, two burners and a periodic task (300 us run, 5 ms sleep): with
-// NEXT_BUDDY the wakee is picked at the next pick after an eligible wakeup. Every tick is a
-// pick here (0.75 ms slice < 4 ms tick), so it runs by the first tick after its wakeup
-// (+ resched latency) after most wakeups; without, the other waiting burner often comes
-// first. 6.19 reworked NEXT_BUDDY (e837456fdca8: the buddy marked only for a wakee that
-// passes the preemption tests, tested inside __pick_eevdf): its rule is checked in
-// test_fair.cpp, not by this count.
+// issue 13's example, HZ 250, two burners and a periodic task (300 us run, here a 7 ms
+// sleep), with PLACE_LAG off so that the wakee is placed at V: eligible then and at any
+// later pick (only the burners run meanwhile, V does not fall below it). The next pick
+// after the wakeup is 1 us (resched_latency) after it, when the update_curr of the wakeup
+// finds the running burner's 0.75 / 0.70 ms request used up, else at the next tick, which
+// always finds it used up (4 ms tick): with NEXT_BUDDY the wakee runs there, after every
+// one of its wakeups, exactly. Without, the pick takes the earliest eligible deadline, and
+// the wakee settles in a 12 ms cycle: it runs 1 us after a tick T, blocks at T + 0.301;
+// burner A (the one behind) runs to the tick T + 4 (3.7 ms), B from there; the wakee wakes
+// at W = T + 7.301, where update_curr finds B's request used up (resched). Per cycle the
+// first burner gets 3.7 + 4.7 ms, the other 3.3, so the roles swap each cycle and at T A is
+// behind B by 2.55 ms (-(e + 5.1) = e), at W by 2.55 - 0.4 = 2.15 ms: A's deadline
+// (v_A + slice) is before the wakee's (V + slice, V halfway between them): A runs from
+// W + 1 us; at T + 8 it has used 1 + 698 us of its request (< 0.70 / 0.75), at T + 12 all of
+// it, and the wakee (eligible, deadline before B's and A's renewed one) runs:
+// every latency exactly T + 12.001 - W = 4.700 ms, none at the next pick. 6.19 reworked
+// NEXT_BUDDY (e837456fdca8: the buddy marked only for a wakee that passes the preemption
+// tests, tested inside __pick_eevdf): its rule is checked in test_fair.cpp, not here.
 std::vector<kernel_version> eevdf_until_6_18() {
     std::vector<kernel_version> out;
     for (const kernel_version k : eevdf_releases())
@@ -889,34 +1058,55 @@ TEST_CASE("NEXT_BUDDY: an EEVDF wakee is picked at the next pick") {
     for (const kernel_version k : eevdf_until_6_18()) {
         INFO(k.str());
         scenario sc = machine(k, 250);
-        sc.tasks = {burner("b", 0, 2), periodic("p", 300 * us, 5 * ms)};
-        const traced t = run_traced(with_feature(sc, "next_buddy", true));
-        REQUIRE(t.turns.count("p") == 1);
-        std::size_t n = 0, at_next_pick = 0;
-        const std::vector<sim_time>& woke = t.woke.at("p");
-        for (const turn& x : t.turns.at("p")) {
-            if (!x.after_wakeup)
-                continue;
-            const auto it = std::upper_bound(woke.begin(), woke.end(), x.in);
-            if (it == woke.begin())
-                continue;
-            const sim_time w = *(it - 1);
-            const sim_time next_tick = (w / (4 * ms) + 1) * (4 * ms);
-            ++n;
-            at_next_pick += x.in <= next_tick + 10 * us;
+        sc.machine.features["place_lag"] = false;
+        sc.tasks = {burner("b", 0, 2), periodic("p", 300 * us, 7 * ms)};
+        for (const bool on : {true, false}) {
+            INFO("NEXT_BUDDY " << on);
+            const traced t = run_traced(with_feature(sc, "next_buddy", on));
+            REQUIRE(t.turns.count("p") == 1);
+            std::size_t n = 0, at_next_pick = 0;
+            const std::vector<sim_time>& woke = t.woke.at("p");
+            for (const turn& x : t.turns.at("p")) {
+                if (!x.after_wakeup)
+                    continue;
+                const auto it = std::upper_bound(woke.begin(), woke.end(), x.in);
+                if (it == woke.begin())
+                    continue;
+                const sim_time w = *(it - 1);
+                const sim_time next_tick = (w / (4 * ms) + 1) * (4 * ms);
+                ++n;
+                at_next_pick += x.in == w + 1 * us || x.in == next_tick + 1 * us;
+            }
+            REQUIRE(n > 30);
+            CHECK(at_next_pick == (on ? n : 0));
+            if (!on) {
+                const latency_figures f = latencies(find(t.result, "p").wakeup_latency);
+                CHECK(f.min == 4'700 * us);
+                CHECK(f.max == 4'700 * us);
+            }
         }
-        REQUIRE(n > 30);
-        CHECK(static_cast<double>(at_next_pick) > 0.9 * static_cast<double>(n));
     }
 }
 
 // WAKEUP_PREEMPTION (check_preempt_wakeup(_fair)): off, a wakee never preempts at its
 // wakeup, except that an idle-policy curr is preempted before that gate. (a) Burners only:
-// no wakeups, no change. (b) A SCHED_IDLE burner: the waking normal task preempts it either
-// way: no change. (c) Old CFS: a sleeper placed 3 ms before the hog (> 1 ms granularity)
-// preempts at once on, waits for the tick (0.5 ms, wakeups at x.5 ms) off. EEVDF: a nice -5
-// wakee placed at V (PLACE_LAG off, so eligible) with the earliest deadline and the
-// burner unprotected (RUN_TO_PARITY off) is picked at once on; off, it waits for a tick.
+// no wakeups, no change. (b) The change, by its amount: one hog and a task waking every
+// 20 ms at x.5 ms (HZ 1000, factor 1, resched_latency 1 us, no tick IRQ time).
+//   Old CFS: the sleeper is placed at min_vruntime - latency/2 = hog - 3 ms (place_entity,
+//   GENTLE_FAIR_SLEEPERS); d = 3 ms > wakeup_gran 1 ms (wakeup_preempt_entity), so on it
+//   runs resched_latency after its wakeup: exactly 1 us. Off it waits for the tick at
+//   x+1 ms, where check_preempt_tick finds the hog past its ideal 3 ms (it ran alone for
+//   ~19.8 ms since it was last picked) and the pick takes the leftmost, the sleeper:
+//   exactly 0.5 ms + 1 us = 501 us.
+//   EEVDF: the wakee is nice -10 (9548), PLACE_LAG off (placed at V = the hog's vruntime:
+//   eligible), RUN_TO_PARITY off (the hog, renewed many times since its pick, is
+//   unprotected in every release anyway). The hog alone renews its request at every tick
+//   (slice 0.75 / 0.70 ms < 1 ms: update_deadline), so at x.5 its deadline is
+//   V + 0.25 / 0.20 ms, later than the wakee's V + slice x 1024 / 9548 = V + 0.080 /
+//   0.075 ms: pick_eevdf returns the wakee, on: exactly 1 us. Off: at the tick x+1 the hog
+//   has used its request up (update_curr -> resched, nr_queued 2); the hog is now ahead of
+//   V and ineligible, the wakee behind it: picked, exactly 501 us.
+// No tolerance: the wakeups, the ticks and the resched latency are exact.
 const bool cov_wp = covers("wakeup_preemption", {"wakeup_preemption"}, sampled);
 TEST_CASE("WAKEUP_PREEMPTION: switches wakeup preemption, nothing else") {
     for (const kernel_version k : sampled) {
@@ -929,7 +1119,7 @@ TEST_CASE("WAKEUP_PREEMPTION: switches wakeup preemption, nothing else") {
         sc = machine(k);
         sc.tasks = {burner("hog"), timer_task("p", 200 * us, 20 * ms, 500 * us)};
         if (k >= kernel_version{6, 6}) {
-            sc.tasks[1].nice = -5;
+            sc.tasks[1].nice = -10;
             sc.machine.features["place_lag"] = false;
             sc.machine.features["run_to_parity"] = false;
         }
@@ -938,14 +1128,11 @@ TEST_CASE("WAKEUP_PREEMPTION: switches wakeup preemption, nothing else") {
         const latency_figures off = latencies(
             find(run_one(with_feature(sc, "wakeup_preemption", false)), "p").wakeup_latency);
         REQUIRE(on.n > 30);
-        // 6.15+ (0.70 ms slice): at HZ 1000 the hog's deadline is renewed at each tick to
-        // tick + 0.70 ms, so at a x.5 ms wakeup 0.20 ms of it remain, less than the nice -5
-        // wakee's 0.70 * 1024 / 3121 = 0.23 ms: the hog keeps the earliest deadline and is
-        // picked, on or off. (With 0.75 ms: 0.25 against 0.246 ms, the wakee wins.) Only the
-        // "off waits for the tick" half applies there.
-        if (k < kernel_version{6, 15})
-            CHECK(on.immediate > off.immediate);
-        CHECK(off.min >= 500 * us);
+        CHECK(off.n == on.n);
+        CHECK(on.min == 1 * us);
+        CHECK(on.max == 1 * us);
+        CHECK(off.min == 501 * us);
+        CHECK(off.max == 501 * us);
     }
 }
 
