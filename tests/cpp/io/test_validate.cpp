@@ -421,7 +421,6 @@ TEST_CASE("a custom slice needs 6.12 and is clamped like __setparam_fair") {
               sc.machine.kernel = {6, 12};
               sc.tasks[0].slice = 0;
           }).field == "tasks[0].slice");
-    // 6.12.31: a patch level, so that no warning about later stable fixes joins in.
     const auto w = warnings_of([](scenario& sc) {
         sc.machine.kernel = {6, 12, 31};
         sc.tasks[1].slice = 10'000; // 10 us -> 0.1 ms
@@ -476,16 +475,4 @@ TEST_CASE("after names an earlier entry, and such an entry has no start of its o
               s.tasks[1].start = nsec_per_msec;
           }).field == "tasks[1].start");
     CHECK(error_fields([](scenario& s) { s.tasks[1].after = "a"; }).empty());
-}
-
-TEST_CASE("a release without a patch level is warned of the fixes its series took later") {
-    // 6.12.y took 493afbd187c4 in 6.12.7, f553741ac8c0 in 6.12.23, 2ae891b82695 in 6.12.31.
-    const auto w = warnings_of([](scenario& s) { s.machine.kernel = {6, 12}; });
-    REQUIRE(w.size() == 1);
-    CHECK(w[0].find("6.12.31 (2ae891b82695)") != std::string::npos);
-    CHECK(w[0].find("6.12.23 (f553741ac8c0)") != std::string::npos);
-    CHECK(w[0].find("6.12.7 (493afbd187c4)") != std::string::npos);
-    // A patch level says which it has; 6.8.y took none of them.
-    CHECK(warnings_of([](scenario& s) { s.machine.kernel = {6, 12, 30}; }).empty());
-    CHECK(warnings_of([](scenario& s) { s.machine.kernel = {6, 8}; }).empty());
 }

@@ -15,7 +15,6 @@
 #include <libsched/sched/eevdf.hpp>
 #include <libsched/sched/features.hpp>
 #include <libsched/sched/kernel_version.hpp>
-#include <libsched/sched/stable_fix.hpp>
 #include <libsched/sched/topology_check.hpp>
 #include <libsched/sched/tunables.hpp>
 #include <libsched/sched/weight.hpp>
@@ -179,21 +178,6 @@ inline void check_machine(const machine_spec& m, const valid_bases& b, validatio
         reject(v, "machine.hz", *e);
     if (const auto e = unmodelled_release(m.kernel))
         reject(v, "machine.kernel", *e);
-    // A series whose stable updates took scheduler fixes: without a patch level (or with
-    // the .0 of `uname -r` text) the rules are those of the release as first published.
-    if (m.kernel.patch == 0) {
-        std::string later;
-        for (const stable_fix* f : stable_fixes)
-            if (const auto point = series_backport(m.kernel, *f))
-                later += (later.empty() ? "" : "; ") + std::string{f->summary} + " from " +
-                         point->str() + " (" + std::string{f->commit} + ")";
-        if (!later.empty())
-            warn(v, "machine.kernel",
-                 m.kernel.str() +
-                     " is modelled as first released; later updates of the series "
-                     "change: " +
-                     later + "; give the patch level (\"" + m.kernel.str() + ".N\")");
-    }
     check_tunable_overrides(m, v);
     check_features(m, b, v);
     if (const auto f = m.smt_throughput) {
