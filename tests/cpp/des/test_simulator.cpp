@@ -6,6 +6,7 @@
 #include <libsched/des/simulator.hpp>
 #include <limits>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 using namespace libsched::des;
@@ -212,4 +213,19 @@ TEST_CASE("the event queue pops in key order under interleaved pushes and pops")
         }
         REQUIRE(q.size() == oracle.size());
     }
+}
+
+TEST_CASE("an event in the past or a time past the representable is refused, not clamped") {
+    simulator sim;
+    recorder rec;
+    sim.schedule_at(100, 0, rec, 1);
+    REQUIRE(sim.step());
+    CHECK(sim.now() == 100);
+    CHECK_THROWS_AS(sim.schedule_at(99, 0, rec, 2), std::logic_error);
+    CHECK_THROWS_AS(sim.schedule_in(std::numeric_limits<time_point>::max() - 50, 0, rec, 3),
+                    std::overflow_error);
+    CHECK_THROWS_AS(sim.after(-1), std::overflow_error);
+    CHECK(sim.after(std::numeric_limits<time_point>::max() - 100) ==
+          std::numeric_limits<time_point>::max());
+    CHECK(sim.pending() == 0); // nothing refused was queued
 }

@@ -673,3 +673,25 @@ set_affinity = [{ at = "1s", cpus = [3] }]
     CHECK(field_of("[machine]\ncpus = 2\n[[tasks]]\nname = \"a\"\ncpuset = \"x\"\n") ==
           "tasks[0].cpuset");
 }
+
+// Times a run's clock cannot reach without overflowing are errors naming the field, not
+// wrapped or clamped results (a sleep, a lifetime, a launch gap of about 2^63 ns).
+TEST_CASE("a time that would overflow the clock names its field") {
+    const std::pair<const char*, const char*> cases[] = {
+        {"behaviour = { type = \"periodic\", run = \"1ms\", sleep = \"9223372036.854s\" }\n",
+         "tasks[0].behaviour.sleep"},
+        {"start = \"1ms\"\nlifetime = \"9223372036.854s\"\n", "tasks[0].lifetime"},
+        {"count = 3\nstagger = \"4611686018.427387904s\"\n", "tasks[0].stagger"},
+    };
+    for (const auto& [task, field] : cases) {
+        const std::string text = std::string{"length = \"1s\"\n[[tasks]]\nname = \"a\"\n"} + task;
+        INFO(text);
+        try {
+            parse_scenario(text, "o.toml");
+            FAIL("accepted");
+        } catch (const scenario_error& e) {
+            CHECK(e.field() == field);
+            CHECK_THAT(e.what(), Catch::Contains("representable time"));
+        }
+    }
+}

@@ -1,4 +1,5 @@
 // model/launch.hpp: each instance's fork time from start, stagger and after.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <libsched/model/launch.hpp>
 
@@ -44,4 +45,18 @@ TEST_CASE("drawn gaps lie within their bounds, and an entry after another follow
     des::random_source same(1), other(2);
     CHECK(fork_times(sc, same) == forks);
     CHECK(fork_times(sc, other) != forks);
+}
+
+TEST_CASE("instances past the end of the run stop the clock there: no overflow") {
+    scenario sc;
+    sc.length = nsec_per_sec;
+    // 100,000 instances 10^7 s apart would fork at 10^12 s: beyond int64 nanoseconds.
+    sc.tasks = {entry("a", 100'000, {distribution::kind::constant, 10'000'000 * nsec_per_sec, 0})};
+    des::random_source rng(1);
+    const auto forks = fork_times(sc, rng);
+    CHECK(forks[0][0] == 0);
+    CHECK(forks[0][1] == 10'000'000 * nsec_per_sec); // past the end: never starts
+    CHECK(forks[0].back() == forks[0][1]);
+    CHECK(std::all_of(forks[0].begin() + 1, forks[0].end(),
+                      [&](sim_time t) { return t > sc.length; }));
 }

@@ -1,11 +1,12 @@
 #pragma once
 // The discrete-event engine: a clock, a pending-event set and a seeded random source. It
 // knows nothing about scheduling; models register handlers and schedule events.
-#include <cassert>
 #include <cstdint>
 #include <libsched/des/event_queue.hpp>
 #include <libsched/des/random.hpp>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 namespace libsched::des {
 
@@ -34,17 +35,27 @@ public:
 
     time_point now() const { return now_; }
 
-    // Schedules an event at absolute time t. An event in the past is a programming error
-    // (a debug build stops on it; a release build runs it now).
+    // Schedules an event at absolute time t. An event in the past is refused
+    // (std::logic_error): running it now instead would hide the error that computed it.
     event_id schedule_at(time_point t, event_order order, handler& h, std::uint64_t payload = 0) {
-        assert(t >= now_ && "an event scheduled in the past");
+        if (t < now_)
+            throw std::logic_error("des::simulator: an event scheduled in the past");
         const event_id id = next_seq_++;
-        queue_.push({{t < now_ ? now_ : t, order, id}, &h, payload});
+        queue_.push({{t, order, id}, &h, payload});
         return id;
     }
     event_id schedule_in(time_point delay, event_order order, handler& h,
                          std::uint64_t payload = 0) {
-        return schedule_at(now_ + delay, order, h, payload);
+        return schedule_at(after(delay), order, h, payload);
+    }
+
+    // now + delay, refused (std::overflow_error) where it cannot be represented or the
+    // delay is negative.
+    time_point after(time_point delay) const {
+        if (delay < 0 || delay > std::numeric_limits<time_point>::max() - now_)
+            throw std::overflow_error("des::simulator: now + " + std::to_string(delay) +
+                                      " ns cannot be represented");
+        return now_ + delay;
     }
 
     // Time of the next scheduled event (possibly one its source will refuse), or max() if

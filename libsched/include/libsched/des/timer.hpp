@@ -22,7 +22,7 @@ public:
         active_ = true;
     }
     // HRTIMER_MODE_REL
-    void start_in(time_point delta) { start(sim_->now() + delta); }
+    void start_in(time_point delta) { start(sim_->after(delta)); }
 
     // hrtimer_try_to_cancel(): true if an expiry was pending.
     bool cancel() {

@@ -23,8 +23,11 @@ inline std::vector<std::vector<sim_time>> fork_times(const scenario& sc, des::ra
                 if (sc.tasks[p].name == spec.after && !forks[p].empty())
                     at = forks[p].back() + draw(spec.stagger, rng);
         for (int i = 0; i < spec.count; ++i) {
-            if (i > 0)
-                at += draw(spec.stagger, rng);
+            // Past the end an instance never starts, nor do the later ones: the clock stops
+            // growing there, so count x gap never overflows (each gap is at most a run).
+            const duration gap = i > 0 ? draw(spec.stagger, rng) : 0;
+            if (at <= sc.length)
+                at += gap;
             forks[e].push_back(at);
         }
     }

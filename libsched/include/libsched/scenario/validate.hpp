@@ -250,9 +250,25 @@ inline void check_nice(const std::string& field, int nice, validation& v) {
 }
 
 // run: whether the distribution is a run length, which must leave the task some CPU time.
+// A duration a task adds to the clock (a lifetime, a burst, a sleep, a launch gap) may not
+// exceed the longest run: nothing that long can happen within one, and the clock plus it
+// stays representable.
+inline void check_span(const std::string& field, duration d, validation& v) {
+    if (d > max_length)
+        reject(v, field,
+               format_duration(d) + " is longer than the longest run (" +
+                   format_duration(max_length) +
+                   ", about 116 days): the clock plus it would "
+                   "exceed the representable time");
+}
+
 inline void check_distribution(const std::string& field, const distribution& d, bool run,
                                validation& v) {
     using kind = distribution::kind;
+    check_span(field + (d.type == kind::uniform       ? ".high"
+                        : d.type == kind::exponential ? ".mean"
+                                                      : ""),
+               d.type == kind::uniform ? d.b : d.a, v);
     switch (d.type) {
     case kind::constant:
         if (d.a < 0)
@@ -288,6 +304,10 @@ inline void check_behaviour(const std::string& field, const behaviour_spec& b, v
             reject(v, field + ".sleep", format_duration(b.sleep) + " is negative");
         if (b.period && *b.period <= 0)
             reject(v, field + ".period", format_duration(*b.period) + " is not positive");
+        check_span(field + ".run", b.run, v);
+        check_span(field + ".sleep", b.sleep, v);
+        if (b.period)
+            check_span(field + ".period", *b.period, v);
         break;
     case kind::random:
         check_distribution(field + ".run", b.run_dist, true, v);
@@ -417,6 +437,8 @@ inline void check_task(const scenario& sc, std::size_t i, const valid_bases& b, 
         reject(v, at + ".system_share", number_text(t.system_share) + " is outside [0, 1]");
     if (t.lifetime && *t.lifetime <= 0)
         reject(v, at + ".lifetime", format_duration(*t.lifetime) + " is not positive");
+    if (t.lifetime)
+        check_span(at + ".lifetime", *t.lifetime, v);
     if (t.exit_at && *t.exit_at <= t.start)
         reject(v, at + ".exit_at",
                format_duration(*t.exit_at) + " is not after the task's start (" +
