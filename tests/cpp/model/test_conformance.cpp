@@ -236,6 +236,12 @@ scenario with_feature(scenario sc, const std::string& f, bool on) {
     return sc;
 }
 
+// Switching the feature changes no figure of the scenario.
+void require_no_change(const scenario& sc, const std::string& feature) {
+    require_same(run_one(with_feature(sc, feature, true)),
+                 run_one(with_feature(sc, feature, false)));
+}
+
 // A mixed single-CPU load for "nothing changes": two burners, a nice 5 burner, a periodic
 // task on a relative sleep and one on an absolute timer.
 scenario mixed(kernel_version k) {
@@ -610,8 +616,7 @@ TEST_CASE("ALT_PERIOD: without task groups nothing changes") {
     for (const kernel_version k : having(feature::alt_period)) {
         INFO(k.str());
         const scenario sc = mixed(k);
-        require_same(run_one(with_feature(sc, "alt_period", true)),
-                     run_one(with_feature(sc, "alt_period", false)));
+        require_no_change(sc, "alt_period");
     }
 }
 
@@ -893,8 +898,7 @@ TEST_CASE("PICK_BUDDY: without a next buddy nothing changes") {
     for (const kernel_version k : having(feature::pick_buddy)) {
         INFO(k.str());
         const scenario sc = mixed(k);
-        require_same(run_one(with_feature(sc, "pick_buddy", true)),
-                     run_one(with_feature(sc, "pick_buddy", false)));
+        require_no_change(sc, "pick_buddy");
     }
 }
 
@@ -927,8 +931,7 @@ TEST_CASE("DELAY_DEQUEUE: an ineligible sleeper stays queued and sheds its debt"
         INFO(k.str());
         scenario sc = machine(k, 1000, 8);
         sc.tasks = {burner("a"), burner("b")};
-        require_same(run_one(with_feature(sc, "delay_dequeue", true)),
-                     run_one(with_feature(sc, "delay_dequeue", false)));
+        require_no_change(sc, "delay_dequeue");
         sc = machine(k);
         sc.machine.base_slice_ns = 3 * ms;
         sc.tasks = {burner("hog"), timer_task("p", 100 * us, 10 * ms, 500 * us)};
@@ -997,8 +1000,7 @@ TEST_CASE("DELAY_ZERO: a delayed task's positive lag is clipped to 0") {
         sc = machine(k, 1000, 8);
         sc.tasks = {burner("a"), burner("b"), timer_task("p", 2 * ms, 9'700 * us, 500 * us)};
         sc.machine.features["delay_dequeue"] = false;
-        require_same(run_one(with_feature(sc, "delay_zero", true)),
-                     run_one(with_feature(sc, "delay_zero", false)));
+        require_no_change(sc, "delay_zero");
     }
 }
 
@@ -1016,12 +1018,10 @@ TEST_CASE("NEXT_BUDDY: nothing changes on a queue that never wakes anything") {
         INFO(k.str());
         scenario sc = machine(k, 250);
         sc.tasks = {burner("b", 0, 3), burner("n5", 5)};
-        require_same(run_one(with_feature(sc, "next_buddy", true)),
-                     run_one(with_feature(sc, "next_buddy", false)));
+        require_no_change(sc, "next_buddy");
         if (k < kernel_version{6, 6}) {
             sc.tasks = {burner("b", 0, 2), periodic("p", 300 * us, 5 * ms)};
-            require_same(run_one(with_feature(sc, "next_buddy", true)),
-                         run_one(with_feature(sc, "next_buddy", false)));
+            require_no_change(sc, "next_buddy");
         }
     }
 }
@@ -1144,8 +1144,7 @@ TEST_CASE("WAKEUP_PREEMPTION: switches wakeup preemption, nothing else") {
         INFO(k.str());
         scenario sc = machine(k, 250);
         sc.tasks = {burner("b", 0, 3), burner("n5", 5)};
-        require_same(run_one(with_feature(sc, "wakeup_preemption", true)),
-                     run_one(with_feature(sc, "wakeup_preemption", false)));
+        require_no_change(sc, "wakeup_preemption");
 
         sc = machine(k);
         sc.tasks = {burner("hog"), timer_task("p", 200 * us, 20 * ms, 500 * us)};

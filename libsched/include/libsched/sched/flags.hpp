@@ -42,6 +42,12 @@ constexpr E operator|(E a, E b) {
 }
 template <class E>
 requires is_flag_mask<E>
+constexpr E operator~(E a) {
+    using u = std::underlying_type_t<E>;
+    return static_cast<E>(~static_cast<u>(a));
+}
+template <class E>
+requires is_flag_mask<E>
 constexpr E operator&(E a, E b) {
     using u = std::underlying_type_t<E>;
     return static_cast<E>(static_cast<u>(a) & static_cast<u>(b));

@@ -5,12 +5,12 @@
 // child domain's spans); the chain holds the balancing state the CPU keeps per level.
 #include <algorithm>
 #include <cstddef>
+#include <libsched/sched/flags.hpp>
 #include <libsched/sched/kernel_version.hpp>
 #include <libsched/sched/topology.hpp>
 #include <libsched/sched/types.hpp>
 #include <memory>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 namespace libsched {
@@ -30,18 +30,7 @@ enum class sd_flag : unsigned {
     prefer_sibling = 1u << 12,
     numa = 1u << 14,
 };
-constexpr sd_flag operator|(sd_flag a, sd_flag b) {
-    return static_cast<sd_flag>(static_cast<unsigned>(a) | static_cast<unsigned>(b));
-}
-constexpr sd_flag operator&(sd_flag a, sd_flag b) {
-    return static_cast<sd_flag>(static_cast<unsigned>(a) & static_cast<unsigned>(b));
-}
-constexpr sd_flag operator~(sd_flag a) {
-    return static_cast<sd_flag>(~static_cast<unsigned>(a));
-}
-constexpr bool has(sd_flag mask, sd_flag f) {
-    return (mask & f) != sd_flag::none;
-}
+template <> inline constexpr bool is_flag_mask<sd_flag> = true;
 
 // The kernel's node_reclaim_distance (RECLAIM_DISTANCE): beyond it a NUMA level neither
 // balances forks and execs nor wakes affine.
