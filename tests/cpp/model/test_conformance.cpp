@@ -1272,11 +1272,12 @@ TEST_CASE("every feature and every machine override has a conformance test") {
 
     // Every field of machine_spec, bound by name: a new field fails to compile here until
     // it is named, and a named override needs a test. Not overrides of the scheduler: the
-    // machine's shape (cpus, topology, cpusets) and the release itself.
+    // machine's shape (cpus, topology, cpusets, the cgroup interface) and the release itself.
     [[maybe_unused]] const auto& [cpus, topology, online_cpus, hz, kernel, scaling, base_slice_ns,
                                   latency_ns, min_granularity_ns, wakeup_granularity_ns, features,
                                   cpusets, delta_mode, resched_latency_ns, irq_time_accounting,
-                                  tick_irq_ns, nohz_idle, smt_throughput] = machine_spec{};
+                                  tick_irq_ns, nohz_idle, cgroup_version, autogroup,
+                                  smt_throughput] = machine_spec{};
     struct override_field {
         const char* name;
         std::vector<kernel_version> releases; // where it applies

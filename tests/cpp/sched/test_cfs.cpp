@@ -22,13 +22,15 @@ void enqueue_nice(cfs_rq& q, sched_entity& se, int nice, u64 vruntime = 0) {
     se.vruntime = vruntime;
     se.on_rq = true;
     account_entity_enqueue(q, se);
+    ++q.h_nr_queued;
     timeline_insert(q, se);
 }
 
 } // namespace
 
 TEST_CASE("two nice-0 tasks on 8 online CPUs get 12 ms slices") {
-    cfs_rq q(false);
+    rq r(0, params_for());
+    cfs_rq& q = r.cfs;
     sched_entity a, b;
     enqueue_nice(q, a, 0);
     enqueue_nice(q, b, 0);
@@ -44,7 +46,8 @@ TEST_CASE("the period stretches to nr * min_granularity past sched_nr_latency") 
     CHECK(p.tun.nr_latency == 8);
     CHECK(cfs::sched_period(p, 8) == 24'000'000);
     CHECK(cfs::sched_period(p, 9) == 9 * 3'000'000);
-    cfs_rq q(false);
+    rq r(0, params_for());
+    cfs_rq& q = r.cfs;
     sched_entity se[9];
     for (sched_entity& e : se)
         enqueue_nice(q, e, 0);
@@ -56,7 +59,8 @@ TEST_CASE("the period stretches to nr * min_granularity past sched_nr_latency") 
 }
 
 TEST_CASE("a not yet queued entity counts itself in the period and the load") {
-    cfs_rq q(false);
+    rq r(0, params_for());
+    cfs_rq& q = r.cfs;
     sched_entity a, b;
     enqueue_nice(q, a, 0);
     b.load = task_load_weight(0, false);
@@ -64,7 +68,8 @@ TEST_CASE("a not yet queued entity counts itself in the period and the load") {
 }
 
 TEST_CASE("BASE_SLICE keeps a light task's slice at min_granularity") {
-    cfs_rq q(false);
+    rq r(0, params_for());
+    cfs_rq& q = r.cfs;
     sched_entity a, b;
     enqueue_nice(q, a, 0);
     enqueue_nice(q, b, 19);
@@ -77,7 +82,8 @@ TEST_CASE("BASE_SLICE keeps a light task's slice at min_granularity") {
 
 TEST_CASE("START_DEBIT places a new task one virtual slice after min_vruntime") {
     const fair_params p = params_for();
-    cfs_rq q(false);
+    rq r(0, params_for());
+    cfs_rq& q = r.cfs;
     sched_entity running;
     enqueue_nice(q, running, 0, q.min_vruntime);
 
@@ -105,7 +111,8 @@ TEST_CASE("START_DEBIT places a new task one virtual slice after min_vruntime") 
 
 TEST_CASE("GENTLE_FAIR_SLEEPERS credits a sleeper at most latency / 2") {
     const fair_params p = params_for();
-    cfs_rq q(false);
+    rq r(0, params_for());
+    cfs_rq& q = r.cfs;
     q.min_vruntime = 5'000'000'000;
     sched_entity se;
     se.load = task_load_weight(0, false);
@@ -160,13 +167,15 @@ TEST_CASE("wakeup_preempt_entity: -1 if not left of curr, 1 past the wakee's gra
 
 TEST_CASE("check_preempt_tick: strictly more than the ideal slice, or a slice ahead") {
     const fair_params p = params_for();
-    cfs_rq q(false);
+    rq r(0, params_for());
+    cfs_rq& q = r.cfs;
     sched_entity curr, other;
     const u64 x = 1'000'000'000;
     enqueue_nice(q, other, 0, x);
     curr.load = task_load_weight(0, false);
     curr.on_rq = true;
     account_entity_enqueue(q, curr);
+    ++q.h_nr_queued;
     q.curr = &curr; // running: outside the tree
     curr.prev_sum_exec_runtime = 100'000'000;
     const auto tick = [&](duration ran, s64 ahead) {
@@ -193,7 +202,8 @@ TEST_CASE("check_preempt_tick: strictly more than the ideal slice, or a slice ah
 
 TEST_CASE("pick_next_entity takes the leftmost, curr if further left, then buddies") {
     const fair_params p = params_for();
-    cfs_rq q(false);
+    rq r(0, params_for());
+    cfs_rq& q = r.cfs;
     sched_entity a, b, curr;
     const u64 x = 1'000'000'000;
     enqueue_nice(q, a, 0, x);
@@ -218,11 +228,13 @@ TEST_CASE("a SCHED_IDLE task's slice floor is idle_min_granularity unless all ar
         se.idle = true;
         se.on_rq = true;
         account_entity_enqueue(q, se);
+        ++q.h_nr_queued;
         ++q.h_nr_idle;
         timeline_insert(q, se);
     };
     SECTION("beside a nice-0 task: 24 ms * 3 / 1027 is below 0.75 ms, so 0.75 ms") {
-        cfs_rq q(false);
+        rq r(0, params_for());
+        cfs_rq& q = r.cfs;
         sched_entity normal, idle;
         enqueue_nice(q, normal, 0);
         enqueue_idle(q, idle);
@@ -231,7 +243,8 @@ TEST_CASE("a SCHED_IDLE task's slice floor is idle_min_granularity unless all ar
     SECTION("idle tasks alone get the normal floor: latency 2 ms, two tasks -> 1 ms -> 3 ms") {
         fair_params short_latency = p;
         short_latency.tun.latency = 2'000'000; // sched_nr_latency left at 8: no stretching
-        cfs_rq q(false);
+        rq r(0, params_for());
+        cfs_rq& q = r.cfs;
         sched_entity a, b;
         enqueue_idle(q, a);
         enqueue_idle(q, b);

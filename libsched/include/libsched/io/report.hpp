@@ -186,6 +186,26 @@ inline void print_cpu_table(std::ostream& out, const run_result& result) {
     table.print(out);
 }
 
+// Per task group (cgroup or autogroup), medians over repetitions: its tasks' and subgroups'
+// CPU time in the window, as a share of one CPU.
+inline void print_task_group_table(std::ostream& out, const run_result& result) {
+    using detail::align;
+    using detail::fixed;
+    detail::text_table table({{"group", align::left}, {"shares"}, {"tasks"}, {"share %"}});
+    const std::vector<task_group_result>& first = result.repetitions.front().task_groups;
+    for (std::size_t g = 0; g < first.size(); ++g) {
+        std::vector<double> share;
+        for (const repetition_result& rep : result.repetitions)
+            if (g < rep.task_groups.size())
+                share.push_back(rep.task_groups[g].share * 100);
+        const task_group_result& tg = first[g];
+        table.add_row({tg.autogroup ? tg.name + " (session " + tg.session + ")" : tg.name,
+                       std::to_string(tg.shares), std::to_string(tg.nr_tasks),
+                       fixed(stats::median(share), 2)});
+    }
+    table.print(out);
+}
+
 inline void print_report(std::ostream& out, const run_result& result, const scenario& sc) {
     using detail::align;
     using detail::fixed;
@@ -273,6 +293,10 @@ inline void print_report(std::ostream& out, const run_result& result, const scen
     }
     table.print(out);
 
+    if (!result.repetitions.empty() && !result.repetitions.front().task_groups.empty()) {
+        out << "\nper task group: its tasks' and subgroups' CPU time in the window\n";
+        print_task_group_table(out, result);
+    }
     out << "\nper CPU: busy in the window; switches and load balancing (schedstat) over the run\n";
     print_cpu_table(out, result);
     const stats::perf_summary perf = stats::summarize_perf(result, sc);

@@ -141,6 +141,17 @@ inline nlohmann::json cpu_json(const cpu_result& c) {
             {"model", {{"irq", c.irq}}}};
 }
 
+inline nlohmann::json task_group_json(const task_group_result& g) {
+    return {{"name", g.name},
+            {"autogroup", g.autogroup},
+            {"session", g.session},
+            {"shares", g.shares},
+            {"nr_tasks", g.nr_tasks},
+            {"sum_exec_runtime", g.sum_exec_runtime},
+            {"window_runtime", g.window_runtime},
+            {"share", g.share}};
+}
+
 inline nlohmann::json perf_json(const stats::perf_counters& p) {
     return {{"context_switches", p.context_switches},
             {"cpu_migrations", p.cpu_migrations},
@@ -162,9 +173,13 @@ inline nlohmann::json repetition_json(const repetition_result& rep, const run_re
     nlohmann::json cpus = nlohmann::json::array();
     for (const cpu_result& c : rep.cpus)
         cpus.push_back(cpu_json(c));
+    nlohmann::json groups = nlohmann::json::array();
+    for (const task_group_result& g : rep.task_groups)
+        groups.push_back(task_group_json(g));
     return {
         {"tasks", tasks},
         {"cpus", cpus},
+        {"task_groups", groups},
         {"perf_stat", perf_stat_json(stats::perf_stat_window(rep, stats::window_length(result, sc)),
                                      stats::perf_stat_run(rep, sc.length))},
         {"model", {{"seed", rep.seed}, {"events", rep.events}}}};

@@ -177,8 +177,55 @@ inline task_spec read_task(const toml::node& n, const std::string& field, read_l
                 });
         });
     t.take_into("cpuset", task.cpuset, read_string);
+    t.take_into("cgroup", task.cgroup, read_string);
+    t.take_into("session", task.session, read_string);
     t.reject_unknown();
     return task;
+}
+
+// quota = "50ms", or "max" (cpu.max's word for no limit; cfs_quota_us -1).
+inline std::optional<duration> read_quota(const toml::node& n, const std::string& field) {
+    if (const auto* s = n.as_string(); s != nullptr && s->get() == "max")
+        return std::nullopt;
+    return read_duration(n, field);
+}
+
+inline cgroup_spec read_cgroup(const toml::node& n, const std::string& field, read_log& log) {
+    table_reader t(read_table(n, field), field, log);
+    cgroup_spec g;
+    t.take_required_into("name", g.name, read_string);
+    t.take_into("shares", g.shares, read_int);
+    t.take_into("weight", g.weight, read_int);
+    t.take_into("weight_nice", g.weight_nice, read_int);
+    t.take_into("quota", g.quota, read_quota);
+    t.take_into("period", g.period, read_duration);
+    t.take_into("burst", g.burst, read_duration);
+    t.take_into("idle", g.idle, read_bool);
+    t.reject_unknown();
+    return g;
+}
+
+inline session_spec read_session(const toml::node& n, const std::string& field, read_log& log) {
+    table_reader t(read_table(n, field), field, log);
+    session_spec s;
+    t.take_required_into("name", s.name, read_string);
+    t.take_into("nice", s.nice, read_int);
+    t.reject_unknown();
+    return s;
+}
+
+// [[key]] tables, each read by read into out.
+template <class Spec, class Read>
+void read_tables(table_reader& t, const char* key, std::vector<Spec>& out, read_log& log,
+                 Read read) {
+    if (const toml::node* n = t.take(key))
+        log.attempt([&] {
+            if (!n->is_array_of_tables())
+                wrong_type(key, *n, std::string{"an array of tables ([["} + key + "]])");
+            for_each_element(*n, key, log, [&](const toml::node& e, const std::string& f) {
+                out.push_back(read(e, f, log));
+            });
+        });
 }
 
 inline kernel_version read_kernel(const toml::node& n, const std::string& field) {
@@ -266,6 +313,8 @@ inline machine_spec read_machine(const toml::node& n, const std::string& field, 
     t.take_into("nohz_idle", m.nohz_idle, read_bool);
     t.take_into("smt_throughput", m.smt_throughput, read_number);
     t.take_into("tick_irq", m.tick_irq_ns, read_duration);
+    t.take_into("cgroup_version", m.cgroup_version, read_int);
+    t.take_into("autogroup", m.autogroup, read_bool);
     if (const toml::node* f = t.take("features"))
         log.attempt([&] {
             const std::string path = t.field("features");
@@ -412,14 +461,9 @@ inline scenario read_scenario(const toml::table& root, std::string default_name,
     t.take_into("machine", sc.machine, [&log](const toml::node& m, const std::string& f) {
         return read_machine(m, f, log);
     });
-    if (const toml::node* tasks = t.take("tasks"))
-        log.attempt([&] {
-            if (!tasks->is_array_of_tables())
-                wrong_type("tasks", *tasks, "an array of tables ([[tasks]])");
-            for_each_element(*tasks, "tasks", log, [&](const toml::node& e, const std::string& f) {
-                sc.tasks.push_back(read_task(e, f, log));
-            });
-        });
+    read_tables(t, "cgroups", sc.cgroups, log, read_cgroup);
+    read_tables(t, "sessions", sc.sessions, log, read_session);
+    read_tables(t, "tasks", sc.tasks, log, read_task);
     t.take_into("measured", sc.measured, [&](const toml::node& m, const std::string& f) {
         return read_measured(m, f, log, sc, base);
     });

@@ -8,6 +8,7 @@
 #include <libsched/model/launch.hpp>
 #include <libsched/model/observe.hpp>
 #include <libsched/model/workload.hpp>
+#include <libsched/scenario/cgroups.hpp>
 #include <libsched/scenario/result.hpp>
 #include <libsched/scenario/scenario.hpp>
 #include <libsched/sched/core.hpp>
@@ -92,6 +93,7 @@ public:
         }
         for (int c = 0; c < core_.nr_cpus(); ++c)
             out.cpus.push_back(observer_.cpu_figures(c));
+        out.task_groups = task_group_figures(out.tasks);
         out.events = sim_.events_processed();
         return out;
     }
@@ -119,7 +121,76 @@ private:
             observer_.observe_end();
     }
 
+    // The cgroups, parents first, each with the shares its files give.
+    void create_cgroups() {
+        for (const std::string& path : cgroup_paths(sc_)) {
+            const std::string parent = cgroup_parent(path);
+            task_group& pg = parent.empty() ? core_.root_task_group() : *cgroups_.at(parent);
+            const cgroup_spec* g = find_cgroup(sc_, path);
+            cgroups_[path] =
+                &core_.sched_create_group(pg, path, g ? cgroup_shares(*g) : nice_0_load);
+        }
+    }
+
+    // task_group(p): the task's cgroup; in the root cgroup, the autogroup of its session when
+    // autogroup is on and it started one (task_wants_autogroup()), created by the session's
+    // first task (autogroup_create(): below the root, with the session's nice as weight);
+    // otherwise the root group, which is also the boot session's autogroup.
+    task_group& group_of(const task_spec& spec) {
+        if (!spec.cgroup.empty())
+            return *cgroups_.at(spec.cgroup);
+        if (spec.session.empty() || !sc_.machine.autogroup)
+            return core_.root_task_group();
+        auto it = autogroups_.find(spec.session);
+        if (it == autogroups_.end()) {
+            int nice = 0;
+            for (const session_spec& s : sc_.sessions)
+                if (s.name == spec.session)
+                    nice = s.nice;
+            task_group& ag = core_.sched_create_group(
+                core_.root_task_group(), "autogroup-" + std::to_string(autogroups_.size() + 1),
+                scale_load(nice_to_weight(nice)));
+            ag.autogroup = true;
+            it = autogroups_.emplace(spec.session, &ag).first;
+        }
+        return *it->second;
+    }
+
+    // Each group's tasks' CPU time in the window, its own and its descendants'.
+    std::vector<task_group_result>
+    task_group_figures(const std::vector<task_result>& results) const {
+        std::vector<task_group_result> out;
+        const auto& groups = core_.task_groups();
+        std::map<const task_group*, std::size_t> index;
+        for (const auto& tg : groups) {
+            if (tg->is_root())
+                continue;
+            task_group_result g;
+            g.name = tg->name;
+            g.autogroup = tg->autogroup;
+            g.shares = scale_load_down(tg->shares);
+            for (const auto& [session, ag] : autogroups_)
+                if (ag == tg.get())
+                    g.session = session;
+            index[tg.get()] = out.size();
+            out.push_back(std::move(g));
+        }
+        for (std::size_t i = 0; i < tasks_.size(); ++i)
+            for (const task_group* tg = tasks_[i]->sched_task_group; !tg->is_root();
+                 tg = tg->parent) {
+                task_group_result& g = out[index.at(tg)];
+                g.window_runtime += results[i].window_runtime;
+                g.sum_exec_runtime += results[i].sum_exec_runtime;
+                g.nr_tasks += tg == tasks_[i]->sched_task_group ? 1 : 0;
+            }
+        const double window = static_cast<double>(sc_.window_stop() - sc_.window_start);
+        for (task_group_result& g : out)
+            g.share = static_cast<double>(g.window_runtime) / window;
+        return out;
+    }
+
     void create_tasks() {
+        create_cgroups();
         int pid = first_pid;
         const auto forks = fork_times(sc_, sim_.rng());
         for (std::size_t e = 0; e < sc_.tasks.size(); ++e) {
@@ -135,6 +206,7 @@ private:
                     t->se.slice = eevdf::clamp_custom_slice(*spec.slice);
                 }
                 t->cpus_allowed = effective_cpus(sc_.machine, spec, spec.affinity);
+                t->sched_task_group = &group_of(spec);
                 std::vector<std::vector<bool>> changes;
                 for (const affinity_change_spec& a : spec.set_affinity)
                     changes.push_back(effective_cpus(sc_.machine, spec, a.cpus));
@@ -163,7 +235,9 @@ private:
     observer<core_type> observer_;
     workload<core_type> workload_;
     std::vector<std::unique_ptr<task>> tasks_;
-    std::vector<std::string> entries_; // the [[tasks]] entry each instance comes from
+    std::vector<std::string> entries_;              // the [[tasks]] entry each instance comes from
+    std::map<std::string, task_group*> cgroups_;    // by path
+    std::map<std::string, task_group*> autogroups_; // by session
     bool finished_ = false;
 };
 

@@ -72,11 +72,25 @@ struct cpu_result {
     duration irq = 0;
 };
 
+// A cgroup or an autogroup: the CPU time of its tasks and of the groups below it, as the
+// cgroup's cpuacct.usage / cpu.stat usage_usec counts it.
+struct task_group_result {
+    std::string name; // the cgroup's path ("web/api"), or "autogroup-N"
+    bool autogroup = false;
+    std::string session;      // an autogroup's session
+    std::uint64_t shares = 0; // tg->shares at 1024 resolution (cpu.shares; cpu.weight 100 = 1024)
+    int nr_tasks = 0;         // tasks started in the group itself
+    duration sum_exec_runtime = 0; // whole run
+    duration window_runtime = 0;   // inside the window
+    double share = 0.0;            // window_runtime / window length (of one CPU)
+};
+
 struct repetition_result {
     std::uint64_t seed = 0; // model internal, like events: a real run has no seed
     std::vector<task_result> tasks;
     std::vector<cpu_result> cpus;
-    std::uint64_t events = 0; // engine events processed
+    std::vector<task_group_result> task_groups; // parents before children; none without groups
+    std::uint64_t events = 0;                   // engine events processed
 };
 
 struct run_result {

@@ -74,6 +74,32 @@ struct task_spec {
     // 6.12+: a requested slice (sched_setattr() sched_runtime); the kernel clamps it to
     // [0.1 ms, 100 ms]. Unset: the base slice.
     std::optional<duration> slice;
+    // The cpu cgroup the task runs in (a [[cgroups]] path such as "web/api"); empty = the
+    // root cgroup.
+    std::string cgroup;
+    // The session it was started in (setsid()): tasks with the same value share one
+    // autogroup. Empty = the boot session, whose autogroup is the root group.
+    std::string session;
+};
+
+// A cpu cgroup, as its files read: cgroup v1 cpu.shares, cpu.cfs_quota_us / cfs_period_us /
+// cfs_burst_us; v2 cpu.weight or cpu.weight.nice, cpu.max ("quota period"), cpu.max.burst;
+// cpu.idle in both. Unset values are the kernel's defaults.
+struct cgroup_spec {
+    std::string name;               // its path below the root: "web", or "web/api" inside "web"
+    std::optional<int> shares;      // v1 cpu.shares (default 1024)
+    std::optional<int> weight;      // v2 cpu.weight, 1-10000 (default 100)
+    std::optional<int> weight_nice; // v2 cpu.weight.nice, -20..19
+    std::optional<duration> quota;  // runtime per period; unset = unlimited ("max", -1)
+    std::optional<duration> period; // default 100 ms
+    std::optional<duration> burst;  // default 0
+    bool idle = false;              // cpu.idle = 1 (5.15+)
+};
+
+// The autogroup of a session: /proc/PID/autogroup's nice (default 0).
+struct session_spec {
+    std::string name;
+    int nice = 0;
 };
 
 struct machine_spec {
@@ -105,6 +131,13 @@ struct machine_spec {
     // restarts it on the tick grid when it gets work. An idle tick changes nothing in the
     // model, so this only saves events; false keeps every tick.
     bool nohz_idle = true;
+    // The cgroup hierarchy mounted for the cpu controller: 1 (cpu.shares, cpu.cfs_*) or 2
+    // (cpu.weight, cpu.max); it decides which [[cgroups]] keys apply.
+    int cgroup_version = 2;
+    // sched_autogroup_enabled (1 by default with CONFIG_SCHED_AUTOGROUP, as in the common
+    // distribution kernels): tasks of the root cgroup that started a session run in its
+    // autogroup.
+    bool autogroup = true;
     // Optional, an assumption about the hardware: the throughput of an SMT thread while
     // another thread of its core also runs, relative to running alone (0 < f <= 1). CPU
     // time is unaffected (the kernel charges each thread alike); it yields a "work" figure
@@ -192,6 +225,8 @@ struct scenario {
     std::string name;
     std::string description;
     machine_spec machine;
+    std::vector<cgroup_spec> cgroups;
+    std::vector<session_spec> sessions;
     std::vector<task_spec> tasks;
     duration length = 10 * nsec_per_sec; // simulated time
     sim_time window_start = 0;           // measurement window [start, end)

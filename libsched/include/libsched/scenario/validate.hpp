@@ -8,6 +8,7 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <libsched/scenario/cgroups.hpp>
 #include <libsched/scenario/detail/did_you_mean.hpp>
 #include <libsched/scenario/duration_text.hpp>
 #include <libsched/scenario/scenario.hpp>
@@ -347,6 +348,130 @@ inline void check_cpusets(const scenario& sc, const valid_bases& b, validation& 
     }
 }
 
+// A cgroup path: names separated by '/', none empty, "." or "..", nor with control
+// characters (a directory name under the cgroup mount).
+inline std::optional<std::string> bad_cgroup_path(const std::string& path) {
+    if (path.empty())
+        return "missing or empty; every [[cgroups]] entry needs a name such as \"web\" or "
+               "\"web/api\"";
+    std::string_view rest = path;
+    while (true) {
+        const auto slash = rest.find('/');
+        const std::string_view part = rest.substr(0, slash);
+        if (part.empty() || part == "." || part == "..")
+            return "\"" + path +
+                   "\" is not a cgroup path: names separated by '/', none empty, "
+                   "\".\" or \"..\"";
+        if (std::any_of(part.begin(), part.end(),
+                        [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+            return std::string{"contains a control character"};
+        if (slash == std::string_view::npos)
+            return std::nullopt;
+        rest = rest.substr(slash + 1);
+    }
+}
+
+// One [[cgroups]] entry: the files of the machine's cgroup version only, with the ranges
+// their writes accept.
+inline void check_cgroup(const scenario& sc, std::size_t i, const valid_bases& b, validation& v) {
+    const cgroup_spec& g = sc.cgroups[i];
+    const std::string at = "cgroups[" + std::to_string(i) + "]";
+    if (const auto e = bad_cgroup_path(g.name))
+        reject(v, at + ".name", *e);
+    const int version = sc.machine.cgroup_version;
+    if (version == 2 && g.shares)
+        reject(v, at + ".shares",
+               "cpu.shares is a cgroup v1 file; with machine.cgroup_version = 2 write weight "
+               "(cpu.weight, 1-10000) or weight_nice");
+    if (version == 1 && (g.weight || g.weight_nice))
+        reject(v, at + (g.weight ? ".weight" : ".weight_nice"),
+               "cpu.weight is a cgroup v2 file; with machine.cgroup_version = 1 write shares "
+               "(cpu.shares)");
+    if (g.weight && g.weight_nice)
+        reject(v, at + ".weight_nice",
+               "cpu.weight and cpu.weight.nice set the same weight; give one of them");
+    if (g.shares) {
+        if (*g.shares < 0)
+            reject(v, at + ".shares", std::to_string(*g.shares) + " is negative");
+        else if (*g.shares < min_shares || *g.shares > max_shares)
+            warn(v, at + ".shares",
+                 std::to_string(*g.shares) + " clamped to " +
+                     std::to_string(std::clamp<long long>(*g.shares, min_shares, max_shares)) +
+                     " as the kernel does (MIN_SHARES 2, MAX_SHARES 262144)");
+    }
+    if (g.weight && (*g.weight < cgroup_weight_min || *g.weight > cgroup_weight_max))
+        reject(v, at + ".weight", std::to_string(*g.weight) + " is outside [1, 10000]");
+    if (g.weight_nice && (*g.weight_nice < min_nice || *g.weight_nice > max_nice))
+        reject(v, at + ".weight_nice", std::to_string(*g.weight_nice) + " is outside [-20, 19]");
+    if (g.idle) {
+        if (b.kernel && sc.machine.kernel < kernel_version{5, 15})
+            reject(v, at + ".idle",
+                   "cpu.idle exists from 5.15; the machine runs " + sc.machine.kernel.str());
+        if (g.shares || g.weight || g.weight_nice)
+            reject(v, at + ".idle",
+                   "an idle group takes the idle weight; the kernel refuses a weight for it");
+        reject(v, at + ".idle", "cpu.idle is not modelled yet");
+    }
+    for (const auto& [key, value] : {std::pair{".quota", g.quota}, std::pair{".period", g.period},
+                                     std::pair{".burst", g.burst}})
+        if (value)
+            reject(v, at + key, "CFS bandwidth control is not modelled yet");
+    for (std::size_t j = 0; j < i; ++j)
+        if (sc.cgroups[j].name == g.name && !g.name.empty())
+            reject(v, at + ".name",
+                   "\"" + g.name + "\" is already the name of cgroups[" + std::to_string(j) + "]");
+}
+
+inline void check_cgroups(const scenario& sc, const valid_bases& b, validation& v) {
+    if (sc.machine.cgroup_version != 1 && sc.machine.cgroup_version != 2)
+        reject(v, "machine.cgroup_version",
+               std::to_string(sc.machine.cgroup_version) + " is not a cgroup version (1 or 2)");
+    for (std::size_t i = 0; i < sc.cgroups.size(); ++i)
+        check_cgroup(sc, i, b, v);
+    for (std::size_t i = 0; i < sc.sessions.size(); ++i) {
+        const session_spec& s = sc.sessions[i];
+        const std::string at = "sessions[" + std::to_string(i) + "]";
+        if (s.name.empty())
+            reject(v, at + ".name", "missing or empty; every [[sessions]] entry needs a name");
+        for (std::size_t j = 0; j < i; ++j)
+            if (sc.sessions[j].name == s.name && !s.name.empty())
+                reject(v, at + ".name",
+                       "\"" + s.name + "\" is already the name of sessions[" + std::to_string(j) +
+                           "]");
+        // proc_sched_autogroup_set_nice(): -EINVAL outside the nice range.
+        if (s.nice < min_nice || s.nice > max_nice)
+            reject(v, at + ".nice", std::to_string(s.nice) + " is outside [-20, 19]");
+        if (std::none_of(sc.tasks.begin(), sc.tasks.end(),
+                         [&](const task_spec& t) { return t.session == s.name; }))
+            warn(v, at, "no task starts in session \"" + s.name + "\"");
+    }
+}
+
+// A task's cgroup exists, and on cgroup v2 has no child groups
+// (the "no internal processes" rule: a task cannot join a group whose children have the cpu
+// controller).
+inline void check_task_groups(const scenario& sc, const task_spec& t, const std::string& at,
+                              validation& v) {
+    if (!t.cgroup.empty()) {
+        const std::vector<std::string> paths = cgroup_paths(sc);
+        if (std::find(paths.begin(), paths.end(), t.cgroup) == paths.end()) {
+            std::vector<std::string_view> names(paths.begin(), paths.end());
+            reject(v, at + ".cgroup",
+                   "\"" + t.cgroup + "\" names no [[cgroups]] entry" +
+                       did_you_mean(t.cgroup, names) +
+                       (paths.empty() ? std::string{" (there are none)"} : std::string{}));
+        } else if (sc.machine.cgroup_version == 2 &&
+                   std::any_of(paths.begin(), paths.end(), [&](const std::string& p) {
+                       return cgroup_parent(p) == t.cgroup;
+                   })) {
+            reject(v, at + ".cgroup",
+                   "\"" + t.cgroup +
+                       "\" has child groups; on cgroup v2 tasks live only in leaf groups (no "
+                       "internal processes)");
+        }
+    }
+}
+
 inline void check_task(const scenario& sc, std::size_t i, const valid_bases& b, validation& v) {
     const task_spec& t = sc.tasks[i];
     const std::string at = "tasks[" + std::to_string(i) + "]";
@@ -354,6 +479,7 @@ inline void check_task(const scenario& sc, std::size_t i, const valid_bases& b, 
         reject(v, at + ".count",
                std::to_string(t.count) + " is outside [1, " + std::to_string(max_task_count) + "]");
     check_nice(at + ".nice", t.nice, v);
+    check_task_groups(sc, t, at, v);
 
     const bool affinity_ok = check_cpu_list(at + ".affinity", t.affinity, sc, b, v);
     const bool cpuset_ok = t.cpuset.empty() || sc.machine.cpusets.count(t.cpuset) != 0;
@@ -520,6 +646,7 @@ inline validation check_scenario(const scenario& sc) {
     const detail::valid_bases b(sc);
     detail::check_machine(sc.machine, b, v);
     detail::check_cpusets(sc, b, v);
+    detail::check_cgroups(sc, b, v);
     detail::check_run(sc, b, v);
     detail::check_tasks(sc, b, v);
     detail::check_measured(sc, b, v);

@@ -3,6 +3,7 @@
 // slice, sleeper credit and START_DEBIT, tick and wakeup preemption, buddies.
 #include <libsched/sched/cfs_rq.hpp>
 #include <libsched/sched/fair_params.hpp>
+#include <libsched/sched/rq.hpp>
 
 namespace libsched::cfs {
 
@@ -13,17 +14,20 @@ inline u64 sched_period(const fair_params& p, u64 nr_running) {
     return static_cast<u64>(p.tun.latency);
 }
 
-// sched_slice(): the entity's weighted share of the period. With ALT_PERIOD (5.13+) the
-// period counts the tasks on the CPU (rq->cfs.h_nr_running), here the queue's tasks.
+// sched_slice(): the entity's weighted share of the period, and of each queue above it.
+// With ALT_PERIOD (5.13+, on by default) the period counts the tasks on the CPU
+// (rq->cfs.h_nr_running), before it the entity's queue's entities.
 inline u64 sched_slice(const fair_params& p, const cfs_rq& q, const sched_entity& se) {
-    const u64 nr = q.nr_queued + (se.on_rq ? 0u : 1u);
+    const u64 nr = (p.since(5, 13) ? rq_of(q).cfs.h_nr_queued : q.nr_queued) + (se.on_rq ? 0u : 1u);
     u64 slice = sched_period(p, nr);
-    load_weight lw = q.load;
-    if (!se.on_rq) {
-        lw.weight += se.load.weight;
-        lw.inv_weight = 0;
+    for (const sched_entity* e = &se; e != nullptr; e = e->parent) {
+        load_weight lw = (e == &se ? q : *e->cfs_rq).load;
+        if (!e->on_rq) {
+            lw.weight += e->load.weight;
+            lw.inv_weight = 0;
+        }
+        slice = calc_delta(slice, e->load.weight, lw, p.delta_mode);
     }
-    slice = calc_delta(slice, se.load.weight, lw, p.delta_mode);
     if (p.feat(feature::base_slice)) {
         // se_is_idle() && !sched_idle_cfs_rq(): a SCHED_IDLE entity's floor is lower unless
         // the queue holds nothing else.

@@ -9,6 +9,7 @@
 namespace libsched {
 
 struct rq;
+struct task_group;
 
 struct cfs_rq {
     detail::timeline tasks_timeline;
@@ -46,6 +47,10 @@ struct cfs_rq {
     } removed;
 
     struct rq* rq = nullptr; // the CPU's run queue this queue belongs to (rq_of())
+    // The task group owning the queue (the root group for a CPU's rq->cfs) and the queue's
+    // part of the group's load_avg as last published (update_tg_load_avg()).
+    struct task_group* tg = nullptr;
+    u64 tg_load_avg_contrib = 0;
 
     // The tree is ordered by deadline (EEVDF) or by vruntime (old CFS): fair_params says.
     explicit cfs_rq(bool by_deadline = true) : tasks_timeline(by_deadline) {}

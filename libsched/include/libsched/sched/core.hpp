@@ -9,6 +9,7 @@
 #include <libsched/sched/idle.hpp>
 #include <libsched/sched/load_balance.hpp>
 #include <libsched/sched/stop.hpp>
+#include <libsched/sched/task_group.hpp>
 #include <libsched/sched/topology.hpp>
 #include <libsched/sched/trace.hpp>
 #include <libsched/sched/weight.hpp>
@@ -67,6 +68,7 @@ public:
             rqs.push_back(&cs->runqueue);
             cpus_.push_back(std::move(cs));
         }
+        groups_.push_back(std::make_unique<task_group>(rqs));
         if (topo.nr_cpus() > 1) {
             lb_ = std::make_unique<load_balancer>(topo, params, rqs,
                                                   static_cast<balance_ops&>(*this));
@@ -91,6 +93,36 @@ public:
     // The load balancer (nullptr on one CPU): its domains and counters.
     const load_balancer* balancer() const { return lb_.get(); }
 
+    // The root task group (root_task_group): the CPUs' own queues.
+    task_group& root_task_group() { return *groups_.front(); }
+
+    // sched_create_group() + sched_online_group(): a new group below parent, with a queue and
+    // an entity on every CPU (cpu_cgroup_css_alloc() for a cgroup's mkdir, or an autogroup),
+    // given its scaled shares before any task joins it (as a cpu.shares write right after
+    // the mkdir).
+    task_group& sched_create_group(task_group& parent, std::string name, u64 shares = nice_0_load) {
+        std::vector<rq*> rqs;
+        for (auto& c : cpus_)
+            rqs.push_back(&c->runqueue);
+        auto tg = std::make_unique<task_group>(parent, std::move(name), rqs,
+                                               params().timeline_by_deadline());
+        tg->shares = shares;
+        for (sched_entity* se : tg->se)
+            se->load = {shares, 0};
+        groups_.push_back(std::move(tg));
+        return *groups_.back();
+    }
+    const std::vector<std::unique_ptr<task_group>>& task_groups() const { return groups_; }
+
+    // sched_group_set_shares() (cpu.shares, cpu.weight): on every CPU the group's entity
+    // and its ancestors take the new weight. The caller has checked or clamped the value.
+    void sched_group_set_shares(task_group& tg, u64 shares) {
+        tg.shares = shares;
+        for (auto& c : cpus_)
+            update_rq_clock(c->runqueue);
+        fair_.group_shares_changed(tg);
+    }
+
     // Every CPU's tick starts at the first tick period.
     void start() {
         for (auto& c : cpus_)
@@ -100,6 +132,8 @@ public:
     // sched_fork(): a new task joins the fair class on `cpu` (__set_task_cpu(), no
     // migration counted), with the weight of its nice and policy.
     void sched_fork(task& p, int cpu) {
+        if (p.sched_task_group == nullptr)
+            p.sched_task_group = &root_task_group();
         p.sched_class = &fair_;
         p.se.load = task_load_weight(p.nice, p.policy == sched_policy::idle);
         p.se.idle = p.policy == sched_policy::idle;
@@ -430,12 +464,15 @@ private:
 
     cpu_state& cpu_of(const rq& r) { return *cpus_[static_cast<std::size_t>(r.cpu)]; }
 
-    // __set_task_cpu() / set_task_rq(): the task's entity now belongs to that CPU's queue.
+    // __set_task_cpu() / set_task_rq(): the task's entity now belongs to its group's queue
+    // on that CPU, below the group's entity there.
     void set_task_rq(task& p, int cpu) {
+        const task_group& tg = *p.sched_task_group;
+        const auto c = static_cast<std::size_t>(cpu);
         p.cpu = cpu;
-        p.se.cfs_rq = &cpu_rq(cpu).cfs;
-        p.se.parent = nullptr;
-        p.se.depth = 0;
+        p.se.cfs_rq = tg.cfs_rq[c];
+        p.se.parent = tg.se[c];
+        p.se.depth = p.se.parent != nullptr ? p.se.parent->depth + 1 : 0;
     }
 
     // IRQ time taken out while a task runs is part of the CPU's busy time, not the task's.
@@ -599,6 +636,7 @@ private:
     idle_sched_class idle_;
     stop_sched_class stop_;
     std::vector<std::unique_ptr<cpu_state>> cpus_;
+    std::vector<std::unique_ptr<task_group>> groups_; // the root first, parents before children
     std::unique_ptr<load_balancer> lb_;
     std::unique_ptr<select_task_rq_fair> placement_;
 };

@@ -146,7 +146,7 @@ inline sched_entity* pick_eevdf(const fair_params& p, cfs_rq& q, bool protect = 
     } else {
         const detail::rb_node* node = q.tasks_timeline.root();
         while (node != nullptr) {
-            const detail::rb_node* left = node->left;
+            const detail::rb_node* left = node->rb_left;
             if (left != nullptr && vruntime_eligible(q, left->subtree_min_vruntime)) {
                 node = left;
                 continue;
@@ -156,7 +156,7 @@ inline sched_entity* pick_eevdf(const fair_params& p, cfs_rq& q, bool protect = 
                 best = se;
                 break;
             }
-            node = node->right;
+            node = node->rb_right;
         }
     }
     if (best == nullptr || (curr != nullptr && vtime_before(curr->deadline, best->deadline)))

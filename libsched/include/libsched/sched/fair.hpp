@@ -1,13 +1,14 @@
 #pragma once
 // fair_sched_class (kernel/sched/fair.c): the task-level hooks over the entity operations,
 // which act on the cfs_rq they are given, dispatching to the EEVDF (6.6+) or old CFS rules
-// by release. With task groups a task's entity sits under group entities; the hierarchy
-// walks (for_each_sched_entity) are those of the kernel, today over a single level.
+// by release. With task groups a task's entity sits under group entities (task_group.hpp);
+// the hierarchy walks (for_each_sched_entity) are those of the kernel.
 #include <libsched/sched/cfs.hpp>
 #include <libsched/sched/eevdf.hpp>
 #include <libsched/sched/pelt.hpp>
 #include <libsched/sched/sched_class.hpp>
 #include <libsched/sched/select_task_rq.hpp>
+#include <libsched/sched/task_group.hpp>
 #include <optional>
 
 namespace libsched {
@@ -54,6 +55,7 @@ public:
             cfs_rq_of(e).h_nr_idle += idle;
             cfs_rq_of(e).h_nr_delayed += delayed;
             update_load_avg(p_, cfs_rq_of(e), e, update_load_flags::update_tg);
+            update_cfs_group(e);
         }
         r.cfs_tasks.push_front(p.se); // account_entity_enqueue(): the task joins cfs_tasks
     }
@@ -135,33 +137,39 @@ public:
     // forked, or reniced) task p preempt the running fair task?
     void wakeup_preempt(rq& r, task& p, wake_flags flags) override {
         task& curr_task = *r.curr;
-        sched_entity& se = curr_task.se;
-        sched_entity& pse = p.se;
-        cfs_rq& q = cfs_rq_of(se);
-        if (&se == &pse)
+        if (&curr_task == &p)
             return;
         const bool fork = has(flags, wake_flags::fork);
-        const bool scale = q.nr_queued >= p_.tun.nr_latency;
+        const bool scale = cfs_rq_of(curr_task.se).nr_queued >= p_.tun.nr_latency;
+        sched_entity& wakee = p.se;
         // NEXT_BUDDY marks a non-fork wakee before any other test: old CFS only on a busy
         // queue (6.6's "sched/fair: Commit to EEVDF" dropped that test), not a delayed wakee
         // from 6.13 and 6.12.7 (493afbd187c4); 6.19 marks it further down (e837456fdca8).
         bool next_buddy_marked = false;
         if (p_.feat(feature::next_buddy) && !fork && !p_.since(6, 19) &&
-            (p_.eevdf() ? !(pse.sched_delayed && p_.carries(next_buddy_not_delayed)) : scale)) {
-            set_next_buddy(pse);
+            (p_.eevdf() ? !(wakee.sched_delayed && p_.carries(next_buddy_not_delayed)) : scale)) {
+            set_next_buddy(wakee);
             next_buddy_marked = true;
         }
         if (r.need_resched)
             return;
-        const bool preempt_idle = se_is_idle(se) && !se_is_idle(pse);
         // 6.12 (faa42d29419d) tests WAKEUP_PREEMPTION before the idle-entity rule.
         if (p_.since(6, 12) && !p_.feat(feature::wakeup_preemption))
             return;
+        // The two tasks' ancestors on their first common queue decide.
+        sched_entity* se_ptr = &curr_task.se;
+        sched_entity* pse_ptr = &wakee;
+        find_matching_se(se_ptr, pse_ptr);
+        sched_entity& se = *se_ptr;
+        sched_entity& pse = *pse_ptr;
+        cfs_rq& q = cfs_rq_of(se);
+        const bool preempt_idle = se_is_idle(se) && !se_is_idle(pse);
         if (preempt_idle && p_.carries(idle_loses_protection)) {
             // f553741ac8c0: a preempted SCHED_IDLE entity keeps no slice protection.
             eevdf::cancel_protect_slice(p_, se);
         } else if (!preempt_idle) {
-            if (p.policy != sched_policy::normal || !p_.feat(feature::wakeup_preemption))
+            if (se_is_idle(se) != se_is_idle(pse) || p.policy != sched_policy::normal ||
+                !p_.feat(feature::wakeup_preemption))
                 return;
             update_curr(q);
             if (p_.eevdf()) {
@@ -175,12 +183,12 @@ public:
             }
         }
         resched_curr(r);
-        if (!p_.eevdf() && se.on_rq && p_.feat(feature::last_buddy) && scale && !se_is_idle(se))
-            q.last = &se;
+        if (!p_.eevdf() && se.on_rq && p_.feat(feature::last_buddy) && scale && entity_is_task(se))
+            set_last_buddy(se);
     }
 
-    // update_curr_fair()
-    void update_curr(rq& r) override { update_curr(r.cfs); }
+    // update_curr_fair(): the running task's own queue.
+    void update_curr(rq& r) override { update_curr(cfs_rq_of(r.curr->se)); }
 
     // select_task_rq_fair(): the placement the core gave this class for its CPUs; on one
     // CPU, the task's own.
@@ -267,19 +275,47 @@ public:
     // reschedule instead. After an enqueue (hrtick_update()) old CFS re-arms only while
     // fewer than sched_nr_latency tasks are queued; 6.6 dropped that test.
     std::optional<duration> hrtick_delay(rq& r, bool enqueue) override {
-        if (!p_.feat(feature::hrtick) || r.cfs.curr == nullptr || r.cfs.nr_queued <= 1)
+        if (!p_.feat(feature::hrtick) || r.cfs.curr == nullptr || r.cfs.h_nr_queued <= 1)
             return std::nullopt;
-        if (enqueue && !p_.eevdf() && r.cfs.nr_queued >= p_.tun.nr_latency)
+        sched_entity* running = r.cfs.curr; // the task below the running group entities
+        while (running->my_q != nullptr)
+            running = running->my_q->curr;
+        sched_entity& se = *running;
+        cfs_rq& q = cfs_rq_of(se);
+        if (enqueue && !p_.eevdf() && q.nr_queued >= p_.tun.nr_latency)
             return std::nullopt;
-        sched_entity& se = *r.cfs.curr;
         const duration ran = se.sum_exec_runtime - se.prev_sum_exec_runtime;
         const duration slice =
-            p_.eevdf() ? se.slice : static_cast<duration>(cfs::sched_slice(p_, r.cfs, se));
+            p_.eevdf() ? se.slice : static_cast<duration>(cfs::sched_slice(p_, q, se));
         if (slice - ran < 0) {
             resched_curr(r);
             return std::nullopt;
         }
         return std::max<duration>(slice - ran, 10'000); // hrtick_start(): no shorter timers
+    }
+
+    // __sched_group_set_shares(): on every CPU the group's entity and those above it are
+    // brought up to date and reweighted. The caller has updated the CPUs' clocks.
+    void group_shares_changed(task_group& tg) {
+        for (sched_entity* ge : tg.se)
+            for (sched_entity& e : for_each_sched_entity(ge)) {
+                update_load_avg(p_, cfs_rq_of(e), e, update_load_flags::update_tg);
+                update_cfs_group(e);
+            }
+    }
+
+    // update_cfs_group(): a group entity takes the weight its group's shares give it on its
+    // CPU; nothing for a task's entity, nor (6.12+) while the group's queue is empty, whose
+    // weight is then kept. The weight is the group's whole shares, as without CONFIG_SMP:
+    // calc_group_shares()'s split over the CPUs by load is not modelled yet, which on one CPU
+    // gives the same weight.
+    void update_cfs_group(sched_entity& se) {
+        const cfs_rq* gq = group_cfs_rq(se);
+        if (gq == nullptr || (p_.since(6, 12) && gq->load.weight == 0))
+            return;
+        const u64 shares = gq->tg->shares;
+        if (se.load.weight != shares)
+            reweight_entity(cfs_rq_of(se), se, {shares, 0});
     }
 
     // ---- entity operations, on the queue they act on (public for tests) ----
@@ -326,24 +362,22 @@ public:
 
     void enqueue_entity(cfs_rq& q, sched_entity& se, enqueue_flags flags) {
         const bool is_curr = q.curr == &se;
-        if (p_.eevdf()) {
-            if (is_curr)
+        // Vruntime is relative to min_vruntime unless the task slept here (old CFS).
+        const bool renorm = !p_.eevdf() && (!has(flags, enqueue_flags::wakeup) ||
+                                            has(flags, enqueue_flags::migrated));
+        if (is_curr) {
+            if (p_.eevdf())
                 eevdf::place_entity(p_, q, se, flags);
-            update_curr(q);
-            if (!is_curr)
-                eevdf::place_entity(p_, q, se, flags);
-        } else {
-            // Vruntime is relative to min_vruntime unless the task slept here.
-            const bool renorm =
-                !has(flags, enqueue_flags::wakeup) || has(flags, enqueue_flags::migrated);
-            if (renorm && is_curr)
-                se.vruntime += q.min_vruntime;
-            update_curr(q);
-            if (renorm && !is_curr)
+            else if (renorm)
                 se.vruntime += q.min_vruntime;
         }
-        // The kernel updates the load right after update_curr(); placement does not read it.
+        update_curr(q);
+        if (!is_curr && renorm)
+            se.vruntime += q.min_vruntime;
         update_load_avg(p_, q, se, update_load_flags::update_tg | update_load_flags::do_attach);
+        update_cfs_group(se); // a group entity's weight, which placement scales lag by
+        if (!is_curr && p_.eevdf())
+            eevdf::place_entity(p_, q, se, flags);
         account_entity_enqueue(q, se);
         if (!p_.eevdf() && has(flags, enqueue_flags::wakeup))
             cfs::place_entity(p_, q, se, false);
@@ -383,6 +417,7 @@ public:
         account_entity_dequeue(q, se);
         if (!p_.eevdf() && !sleep)
             se.vruntime -= q.min_vruntime;
+        update_cfs_group(se);
         const dequeue_flags save_move = flags & (dequeue_flags::save | dequeue_flags::move);
         if (save_move != dequeue_flags::save)
             update_min_vruntime(q);
@@ -543,6 +578,9 @@ private:
             q.h_nr_delayed -= delayed;
             if (q.load.weight != 0) { // the group keeps other entities: it stays queued
                 se = se->parent;
+                // A sleeping task's group is the next pick's bias (set_next_buddy()).
+                if (task && has(flags, dequeue_flags::sleep) && se != nullptr)
+                    set_next_buddy(*se);
                 break;
             }
             // The levels above are left as by a sleep, keeping only SAVE and MOVE.
@@ -553,6 +591,7 @@ private:
             cfs_rq_of(e).h_nr_idle -= idle;
             cfs_rq_of(e).h_nr_delayed -= delayed;
             update_load_avg(p_, cfs_rq_of(e), e, update_load_flags::update_tg);
+            update_cfs_group(e);
         }
         if (task) { // account_entity_dequeue(): the task leaves cfs_tasks
             cfs_task_list& l = rq_of(cfs_rq_of(first)).cfs_tasks;
@@ -569,6 +608,7 @@ private:
     void entity_tick(cfs_rq& q, sched_entity& curr, bool queued) {
         update_curr(q);
         update_load_avg(p_, q, curr, update_load_flags::update_tg);
+        update_cfs_group(curr);
         rq& r = rq_of(q);
         if (queued) {
             resched_curr(r);
@@ -601,12 +641,20 @@ private:
         }
     }
 
-    // set_next_buddy(): on every level, unless an idle entity is on the way.
+    // set_next_buddy() / set_last_buddy(): on every level, unless an idle entity is on the
+    // way.
     static void set_next_buddy(sched_entity& se) {
         for (sched_entity& e : for_each_sched_entity(&se)) {
             if (se_is_idle(e))
                 return;
             cfs_rq_of(e).next = &e;
+        }
+    }
+    static void set_last_buddy(sched_entity& se) {
+        for (sched_entity& e : for_each_sched_entity(&se)) {
+            if (se_is_idle(e))
+                return;
+            cfs_rq_of(e).last = &e;
         }
     }
 

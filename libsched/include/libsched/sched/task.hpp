@@ -9,6 +9,7 @@
 namespace libsched {
 
 class sched_class;
+struct task_group;
 
 enum class task_state {
     not_started,
@@ -34,6 +35,9 @@ struct task {
     task_state state = task_state::not_started;
     std::vector<bool> cpus_allowed; // empty = every CPU
     int recent_used_cpu = -1;       // wakeup placement's second choice after prev
+    // The task's group (task_group(p)): its cpu cgroup, or its autogroup when that is the
+    // root; the core sets the root group at sched_fork() if none was given.
+    struct task_group* sched_task_group = nullptr;
     // TASK_ON_RQ_MIGRATING: a queued task being moved to another CPU (dequeued here,
     // set_task_cpu(), enqueued there), set by whoever moves it for the duration of the move.
     bool migrating = false;

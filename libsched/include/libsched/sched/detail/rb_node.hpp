@@ -7,10 +7,11 @@
 namespace libsched::detail {
 
 struct rb_node {
-    rb_node* parent = nullptr;
-    rb_node* left = nullptr;
-    rb_node* right = nullptr;
-    int color = 0;
+    // rb_parent, not parent: sched_entity has a parent of its own (the group entity above).
+    rb_node* rb_parent = nullptr;
+    rb_node* rb_left = nullptr;
+    rb_node* rb_right = nullptr;
+    int rb_color = 0;
     bool is_header = false;
     u64 subtree_min_vruntime = 0;
     s64 subtree_min_slice = 0;

@@ -35,20 +35,20 @@ struct timeline_node_traits {
     using node_ptr = rb_node*;
     using const_node_ptr = const rb_node*;
     using color = int;
-    static node_ptr get_parent(const_node_ptr n) { return n->parent; }
-    static void set_parent(node_ptr n, node_ptr p) { n->parent = p; }
-    static node_ptr get_left(const_node_ptr n) { return n->left; }
+    static node_ptr get_parent(const_node_ptr n) { return n->rb_parent; }
+    static void set_parent(node_ptr n, node_ptr p) { n->rb_parent = p; }
+    static node_ptr get_left(const_node_ptr n) { return n->rb_left; }
     static void set_left(node_ptr n, node_ptr l) {
-        n->left = l;
+        n->rb_left = l;
         timeline_dirty.mark(n);
     }
-    static node_ptr get_right(const_node_ptr n) { return n->right; }
+    static node_ptr get_right(const_node_ptr n) { return n->rb_right; }
     static void set_right(node_ptr n, node_ptr r) {
-        n->right = r;
+        n->rb_right = r;
         timeline_dirty.mark(n);
     }
-    static color get_color(const_node_ptr n) { return n->color; }
-    static void set_color(node_ptr n, color c) { n->color = c; }
+    static color get_color(const_node_ptr n) { return n->rb_color; }
+    static void set_color(node_ptr n, color c) { n->rb_color = c; }
     static color black() { return 0; }
     static color red() { return 1; }
 };
@@ -74,12 +74,12 @@ public:
 
     bool by_deadline() const { return by_deadline_; }
 
-    bool empty() const { return header_.parent == nullptr; }
+    bool empty() const { return header_.rb_parent == nullptr; }
     std::size_t size() const { return size_; }
 
     // rb_add_cached: an entity equal to others goes to their right (FIFO among equals).
     void insert(sched_entity& se) {
-        se.left = se.right = se.parent = nullptr;
+        se.rb_left = se.rb_right = se.rb_parent = nullptr;
         se.subtree_min_vruntime = se.vruntime;
         se.subtree_min_slice = se.slice;
         timeline_dirty.count = 0;
@@ -95,18 +95,18 @@ public:
         timeline_dirty.count = 0;
         timeline_dirty.overflow = false;
         algo::erase(&header_, &se);
-        se.left = se.right = se.parent = nullptr;
+        se.rb_left = se.rb_right = se.rb_parent = nullptr;
         --size_;
         fix_augmented();
     }
 
     // __pick_first_entity: the leftmost node, nullptr if empty.
     sched_entity* first() const {
-        return empty() ? nullptr : const_cast<sched_entity*>(entity(header_.left));
+        return empty() ? nullptr : const_cast<sched_entity*>(entity(header_.rb_left));
     }
     // __pick_root_entity
     sched_entity* root() const {
-        return empty() ? nullptr : const_cast<sched_entity*>(entity(header_.parent));
+        return empty() ? nullptr : const_cast<sched_entity*>(entity(header_.rb_parent));
     }
     // __pick_next_entity: in-order successor, nullptr at the end.
     sched_entity* next(const sched_entity& se) const {
@@ -122,15 +122,15 @@ public:
     // Checks links, order and the augmented values (for tests): O(n).
     bool verify() const {
         std::size_t n = 0;
-        return verify_subtree(header_.parent, n) && n == size_ &&
-               (empty() || header_.parent->parent == &header_);
+        return verify_subtree(header_.rb_parent, n) && n == size_ &&
+               (empty() || header_.rb_parent->rb_parent == &header_);
     }
 
 private:
     static bool recompute(rb_node* n) {
         u64 m = entity(n)->vruntime;
         s64 s = entity(n)->slice;
-        for (const rb_node* c : {n->left, n->right}) {
+        for (const rb_node* c : {n->rb_left, n->rb_right}) {
             if (c == nullptr)
                 continue;
             m = vtime_min(m, c->subtree_min_vruntime);
@@ -143,18 +143,18 @@ private:
     }
 
     static void propagate(rb_node* n) {
-        if (n == nullptr || n->is_header || n->parent == nullptr)
+        if (n == nullptr || n->is_header || n->rb_parent == nullptr)
             return; // header, or a node that has just left the tree
         bool changed = recompute(n);
-        while (changed && !n->parent->is_header) {
-            n = n->parent;
+        while (changed && !n->rb_parent->is_header) {
+            n = n->rb_parent;
             changed = recompute(n);
         }
     }
 
     void fix_augmented() {
         if (timeline_dirty.overflow) {
-            recompute_all(header_.parent);
+            recompute_all(header_.rb_parent);
             return;
         }
         for (std::size_t i = 0; i < timeline_dirty.count; ++i)
@@ -164,8 +164,8 @@ private:
     static void recompute_all(rb_node* n) {
         if (n == nullptr)
             return;
-        recompute_all(n->left);
-        recompute_all(n->right);
+        recompute_all(n->rb_left);
+        recompute_all(n->rb_right);
         recompute(n);
     }
 
@@ -175,19 +175,19 @@ private:
         ++count;
         u64 m = entity(n)->vruntime;
         s64 s = entity(n)->slice;
-        for (const rb_node* c : {n->left, n->right}) {
+        for (const rb_node* c : {n->rb_left, n->rb_right}) {
             if (c == nullptr)
                 continue;
-            if (c->parent != n || !verify_subtree(c, count))
+            if (c->rb_parent != n || !verify_subtree(c, count))
                 return false;
             m = vtime_min(m, c->subtree_min_vruntime);
             s = std::min(s, c->subtree_min_slice);
         }
         if (s != n->subtree_min_slice)
             return false;
-        if (n->left && before(*entity(n), *entity(n->left)))
+        if (n->rb_left && before(*entity(n), *entity(n->rb_left)))
             return false;
-        if (n->right && before(*entity(n->right), *entity(n)))
+        if (n->rb_right && before(*entity(n->rb_right), *entity(n)))
             return false;
         return m == n->subtree_min_vruntime;
     }
