@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every test: the C++ suite (dev preset: configure, build, ctest), then the Python package
-# built and installed with pip and tested with pytest.
+# built and installed with pip into the environment setup.sh chose, and tested with pytest.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -9,7 +9,16 @@ cmake --workflow --preset dev
 
 # setup.sh installed the build requirements, so pip can build without an isolated env
 # (faster, and the build directory under build/python stays reusable). The bindings too
-# compile with warnings as errors here.
-python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore \
-    --no-build-isolation --config-settings=cmake.define.LIBSCHED_DEVELOPMENT_BUILD=ON .
-python3 -m pytest
+# compile with warnings as errors here. The build's progress lines are shown; the whole
+# output goes to a log, printed if the build fails.
+log=build/python-install.log
+mkdir -p build
+echo "test: building and installing the Python package (the extension module takes about a minute)"
+if ! "$LIBSCHED_PYTHON" -m pip install -v --disable-pip-version-check --root-user-action=ignore \
+        --no-build-isolation --config-settings=cmake.define.LIBSCHED_DEVELOPMENT_BUILD=ON . \
+        2>&1 | tee "$log" | { grep --line-buffered -E '^ *\[[0-9]+/[0-9]+\] ' || true; }; then
+    echo "test: the Python package did not build or install; the end of $log:"
+    tail -n 60 "$log"
+    exit 1
+fi
+"$LIBSCHED_PYTHON" -m pytest
