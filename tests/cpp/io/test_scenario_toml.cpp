@@ -695,3 +695,26 @@ TEST_CASE("a time that would overflow the clock names its field") {
         }
     }
 }
+
+TEST_CASE("a misspelt key inside a table is named beside the key it should be") {
+    const scenario_error e = error_of(
+        "[[tasks]]\nname = \"a\"\nbehaviour = { type = \"random\", sleep = \"1ms\", run = { dist "
+        "= \"uniform\", low = \"1ms\", hihg = \"2ms\" } }\n");
+    // A transposition is one edit: the typo is suggested both ways.
+    CHECK_THAT(e.what(), Catch::Contains("tasks[0].behaviour.run.high: missing; \"hihg\" may be "
+                                         "it, misspelt"));
+    CHECK_THAT(e.what(),
+               Catch::Contains("tasks[0].behaviour.run.hihg: unknown key; did you mean \"high\"?"));
+}
+
+TEST_CASE("names with control characters are rejected and never printed raw") {
+    const scenario_error e = error_of("[[tasks]]\nname = \"a\\u001b[31mred\\nline\"\n");
+    CHECK(e.field() == "tasks[0].name");
+    CHECK_THAT(e.reason(), Catch::Contains("control character"));
+    const scenario_error key = error_of("[[tasks]]\nname = \"a\"\n\"ni\\u001bce\" = 1\n");
+    const std::string what = key.what();
+    CHECK(what.find('\x1b') == std::string::npos);
+    CHECK_THAT(what, Catch::Contains("tasks[0].ni\\x1bce: unknown key"));
+    const scenario_error session = error_of("[[tasks]]\nname = \"a\"\nsession = \"s\\n\"\n");
+    CHECK(session.field() == "tasks[0].session");
+}

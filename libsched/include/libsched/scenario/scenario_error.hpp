@@ -39,13 +39,27 @@ public:
     scenario_error in(const std::string& origin) const { return {origin, errors_}; }
 
 private:
+    // Control characters of the file's text (in a key, a name) are shown as \xNN: a
+    // message prints as itself, never as a terminal escape or a line of its own.
+    static std::string printable(const std::string& text) {
+        static constexpr char hex[] = "0123456789abcdef";
+        std::string out;
+        for (const char c : text) {
+            const auto u = static_cast<unsigned char>(c);
+            if (u < 0x20 || u == 0x7f)
+                out += {'\\', 'x', hex[u >> 4], hex[u & 0xf]};
+            else
+                out += c;
+        }
+        return out;
+    }
     static std::string format(const std::string& origin, const entry& e) {
         std::string s;
         if (!origin.empty())
-            s += origin + ": ";
+            s += printable(origin) + ": ";
         if (!e.field.empty())
-            s += e.field + ": ";
-        return s + e.reason;
+            s += printable(e.field) + ": ";
+        return s + printable(e.reason);
     }
     static std::string format(const std::string& origin, const std::vector<entry>& errors) {
         std::string s;

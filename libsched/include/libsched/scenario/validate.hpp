@@ -348,6 +348,12 @@ inline void check_cpusets(const scenario& sc, const valid_bases& b, validation& 
     }
 }
 
+// A name that would print as something else (an escape sequence, a line break).
+inline bool has_control_character(std::string_view name) {
+    return std::any_of(name.begin(), name.end(),
+                       [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+}
+
 // A cgroup path: names separated by '/', none empty, "." or "..", nor with control
 // characters (a directory name under the cgroup mount).
 inline std::optional<std::string> bad_cgroup_path(const std::string& path) {
@@ -362,8 +368,7 @@ inline std::optional<std::string> bad_cgroup_path(const std::string& path) {
             return "\"" + path +
                    "\" is not a cgroup path: names separated by '/', none empty, "
                    "\".\" or \"..\"";
-        if (std::any_of(part.begin(), part.end(),
-                        [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+        if (has_control_character(part))
             return std::string{"contains a control character"};
         if (slash == std::string_view::npos)
             return std::nullopt;
@@ -433,6 +438,8 @@ inline void check_cgroups(const scenario& sc, const valid_bases& b, validation& 
         const std::string at = "sessions[" + std::to_string(i) + "]";
         if (s.name.empty())
             reject(v, at + ".name", "missing or empty; every [[sessions]] entry needs a name");
+        else if (has_control_character(s.name))
+            reject(v, at + ".name", "contains a control character");
         for (std::size_t j = 0; j < i; ++j)
             if (sc.sessions[j].name == s.name && !s.name.empty())
                 reject(v, at + ".name",
@@ -452,6 +459,8 @@ inline void check_cgroups(const scenario& sc, const valid_bases& b, validation& 
 // controller).
 inline void check_task_groups(const scenario& sc, const task_spec& t, const std::string& at,
                               validation& v) {
+    if (has_control_character(t.session))
+        reject(v, at + ".session", "contains a control character");
     if (!t.cgroup.empty()) {
         const std::vector<std::string> paths = cgroup_paths(sc);
         if (std::find(paths.begin(), paths.end(), t.cgroup) == paths.end()) {
@@ -587,6 +596,10 @@ inline void check_tasks(const scenario& sc, const valid_bases& b, validation& v)
         const std::string field = "tasks[" + std::to_string(i) + "].name";
         if (name.empty())
             reject(v, field, "missing or empty; every [[tasks]] entry needs a name");
+        else if (has_control_character(name))
+            reject(v, field,
+                   "contains a control character (a line break, an escape sequence), which "
+                   "would print as something else");
         else if (name.find('.') != std::string::npos)
             reject(v, field,
                    "\"" + name + "\" contains '.', which instance names use (" + name + ".0, " +

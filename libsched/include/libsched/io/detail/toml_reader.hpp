@@ -224,7 +224,7 @@ public:
     bool take_required_into(std::string_view key, T& target, Read read) {
         if (table_.get(key) == nullptr) {
             known_.emplace_back(key);
-            log_.error(field(key), "missing");
+            log_.error(field(key), "missing" + misspelt(key));
             return false;
         }
         return take_into(key, target, read);
@@ -242,6 +242,16 @@ public:
     }
 
 private:
+    // "; \"hihg\" may be it, misspelt" when a key of the table not taken so far is near key.
+    std::string misspelt(std::string_view key) const {
+        std::vector<std::string_view> others;
+        for (const auto& entry : table_)
+            if (std::find(known_.begin(), known_.end(), entry.first.str()) == known_.end())
+                others.push_back(entry.first.str());
+        const std::string_view near = nearest(key, others);
+        return near.empty() ? std::string{} : "; \"" + std::string{near} + "\" may be it, misspelt";
+    }
+
     const toml::table& table_;
     std::string path_;
     read_log& log_;

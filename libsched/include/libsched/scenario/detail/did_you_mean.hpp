@@ -8,32 +8,34 @@
 
 namespace libsched::detail {
 
-// Levenshtein distance, case-insensitive (RUN_TO_PARITY is one edit from run_to_parity's
-// spelling as far as a reader is concerned).
+// Edit distance with adjacent transpositions counted as one edit (optimal string
+// alignment), case-insensitive: "hihg" is one edit from "high", and RUN_TO_PARITY none from
+// run_to_parity as far as a reader is concerned.
 inline std::size_t edit_distance(std::string_view a, std::string_view b) {
     constexpr auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; };
-    std::vector<std::size_t> row(b.size() + 1);
+    const std::size_t w = b.size() + 1;
+    std::vector<std::size_t> d((a.size() + 1) * w);
+    const auto at = [&](std::size_t i, std::size_t j) -> std::size_t& { return d[i * w + j]; };
+    for (std::size_t i = 0; i <= a.size(); ++i)
+        at(i, 0) = i;
     for (std::size_t j = 0; j <= b.size(); ++j)
-        row[j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-        std::size_t diagonal = row[0];
-        row[0] = i;
+        at(0, j) = j;
+    for (std::size_t i = 1; i <= a.size(); ++i)
         for (std::size_t j = 1; j <= b.size(); ++j) {
-            const std::size_t above = row[j];
-            const std::size_t substitute = diagonal + (lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1);
-            row[j] = std::min({above + 1, row[j - 1] + 1, substitute});
-            diagonal = above;
+            const bool same = lower(a[i - 1]) == lower(b[j - 1]);
+            at(i, j) =
+                std::min({at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + (same ? 0 : 1)});
+            if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) &&
+                lower(a[i - 2]) == lower(b[j - 1]))
+                at(i, j) = std::min(at(i, j), at(i - 2, j - 2) + 1);
         }
-    }
-    return row[b.size()];
+    return at(a.size(), b.size());
 }
 
-// "; did you mean "x"?" for the candidate nearest to word, or "" when none is close (at
-// most a third of the letters differ, ignoring case).
-template <class Range> std::string did_you_mean(std::string_view word, const Range& candidates) {
-    const std::size_t limit = word.size() / 3;
+// The candidate nearest to word, at most a third of its letters differing, or "".
+template <class Range> std::string_view nearest(std::string_view word, const Range& candidates) {
     std::string_view best;
-    std::size_t best_distance = limit + 1;
+    std::size_t best_distance = word.size() / 3 + 1;
     for (const auto& c : candidates) {
         const std::string_view candidate{c};
         if (const std::size_t d = edit_distance(word, candidate); d < best_distance) {
@@ -41,6 +43,13 @@ template <class Range> std::string did_you_mean(std::string_view word, const Ran
             best_distance = d;
         }
     }
+    return best;
+}
+
+// "; did you mean "x"?" for the candidate nearest to word, or "" when none is close (at
+// most a third of the letters differ, ignoring case).
+template <class Range> std::string did_you_mean(std::string_view word, const Range& candidates) {
+    const std::string_view best = nearest(word, candidates);
     return best.empty() ? std::string{} : "; did you mean \"" + std::string{best} + "\"?";
 }
 
