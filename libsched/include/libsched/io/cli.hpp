@@ -86,6 +86,9 @@ inline std::optional<run_result> simulate_reporting(const scenario& sc, const st
     } catch (const scenario_error& e) {
         print_errors(err, e.origin().empty() ? e.in(path) : e);
         return std::nullopt;
+    } catch (const invariant_violation& e) {
+        err << "libsched: " << path << ": " << e.what() << '\n';
+        return std::nullopt;
     }
 }
 
@@ -98,6 +101,7 @@ struct run_command {
     std::string trace;     // CSV file for the scheduling events of the first repetition
     std::string kernel;    // overrides machine.kernel
     std::optional<int> hz; // overrides machine.hz
+    bool check_invariants = false;
 };
 
 // One CSV line per scheduling event, the kernel's tracepoint names in the event column.
@@ -144,6 +148,8 @@ inline int cmd_run(const run_command& cmd, std::ostream& out, std::ostream& err)
         run_options options;
         options.repetitions = cmd.repetitions;
         options.seed = cmd.seed;
+        if (cmd.check_invariants)
+            options.check_invariants = true;
         if (!cmd.quiet)
             options.on_progress = progress_lines(err, sc->name);
         std::ofstream csv;
@@ -454,6 +460,9 @@ inline int run_cli(const std::vector<std::string>& args, std::ostream& out, std:
         run_app->add_option("--trace", run.trace,
                             "Write every repetition's scheduling events to this CSV file "
                             "(one scenario only)");
+        run_app->add_flag("--check-invariants", run.check_invariants,
+                          "Check the model's invariants after every event (slower); a "
+                          "violation stops the run with the state that broke it");
 
         std::vector<std::string> replay_paths;
         CLI::App* replay_app = app.add_subcommand(

@@ -327,7 +327,7 @@ inline cpu_topology read_host_topology(const std::filesystem::path& sysfs = "/sy
         });
         llc[i] = std::move(shared);
     }
-    const std::vector<int> core = detail::number_groups(siblings, siblings_file);
+    const std::vector<int> core_number = detail::number_groups(siblings, siblings_file);
     const std::vector<int> llc_number = detail::number_groups(llc, llc_file);
 
     std::map<int, int> package; // physical_package_id -> dense, by lowest CPU
@@ -337,7 +337,7 @@ inline cpu_topology read_host_topology(const std::filesystem::path& sysfs = "/sy
         const auto& g = siblings[i];
         const int thread =
             static_cast<int>(std::find(g.begin(), g.end(), static_cast<int>(i)) - g.begin());
-        t.cpus.push_back({p->second, core[i], thread, llc_number[i], nodes.node_of[i]});
+        t.cpus.push_back({p->second, core_number[i], thread, llc_number[i], nodes.node_of[i]});
     }
     t.distance = nodes.distance;
     if (const auto problems = check_topology(t); !problems.empty()) {

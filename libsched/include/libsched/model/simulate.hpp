@@ -23,6 +23,10 @@ struct run_options {
     std::function<void(const progress_info&)> on_progress;
     // Receives every scheduling event of every repetition (sched/trace.hpp).
     trace_sink trace;
+    // Check the model's invariants after every event (model/invariants.hpp); a violation
+    // throws invariant_violation. Unset: the build's default (on where
+    // LIBSCHED_CHECK_INVARIANTS is defined, as in the test builds).
+    std::optional<bool> check_invariants;
 };
 
 // Validates the scenario (throws scenario_error) and runs every repetition.

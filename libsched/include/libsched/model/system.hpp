@@ -5,6 +5,7 @@
 // entities can be read at any point (sched/debug.hpp reads them as the kernel's debug files
 // do); result() gives the repetition's figures once the run is over.
 #include <libsched/model/fair_params_of.hpp>
+#include <libsched/model/invariants.hpp>
 #include <libsched/model/launch.hpp>
 #include <libsched/model/observe.hpp>
 #include <libsched/model/workload.hpp>
@@ -48,8 +49,11 @@ public:
     bool step() {
         if (finished_)
             return false;
-        if (sim_.step(sc_.length))
+        if (sim_.step(sc_.length)) {
+            if (checking_)
+                checker_.check(core_, tasks_, sim_.events_processed());
             return true;
+        }
         finish();
         return false;
     }
@@ -59,9 +63,21 @@ public:
     void run(sim_time until) {
         if (finished_)
             return;
+        if (checking_)
+            while (sim_.step(std::min(until, sc_.length)))
+                checker_.check(core_, tasks_, sim_.events_processed());
         sim_.run(std::min(until, sc_.length));
         if (until >= sc_.length)
             finish();
+    }
+
+    // The invariant-checking mode (model/invariants.hpp): from now on every event is
+    // followed by a check, which throws invariant_violation at the first state that breaks
+    // one. Off by default; on in builds that define LIBSCHED_CHECK_INVARIANTS (the tests').
+    void check_invariants(bool on) {
+        checking_ = on;
+        if (on)
+            checker_.check(core_, tasks_, sim_.events_processed());
     }
 
     // Engine events processed so far.
@@ -239,6 +255,12 @@ private:
     std::map<std::string, task_group*> cgroups_;    // by path
     std::map<std::string, task_group*> autogroups_; // by session
     bool finished_ = false;
+#ifdef LIBSCHED_CHECK_INVARIANTS
+    bool checking_ = true;
+#else
+    bool checking_ = false;
+#endif
+    invariant_checker<core_type> checker_;
 };
 
 } // namespace libsched

@@ -22,10 +22,23 @@ public:
         p.se.on_rq = false;
         return true;
     }
-    // pick_task_stop(): the stopper while it has work.
-    task* pick_next_task(rq& r, task&) override { return queued_[static_cast<std::size_t>(r.cpu)]; }
-    void put_prev_task(rq&, task&) override {}
-    void set_next_task(rq&, task&) override {}
+    // pick_task_stop() + set_next_task_stop(): the stopper while it has work, its clock
+    // started.
+    task* pick_next_task(rq& r, task&) override {
+        task* stopper = queued_[static_cast<std::size_t>(r.cpu)];
+        if (stopper != nullptr)
+            set_next_task(r, *stopper);
+        return stopper;
+    }
+    // put_prev_task_stop(): update_curr_common() charges its run.
+    void put_prev_task(rq& r, task& prev) override {
+        const duration delta = r.clock_task - prev.se.exec_start;
+        if (delta > 0) {
+            prev.se.sum_exec_runtime += delta;
+            prev.se.exec_start = r.clock_task;
+        }
+    }
+    void set_next_task(rq& r, task& next) override { next.se.exec_start = r.clock_task; }
     void task_tick(rq&, task&, bool) override {}
     void wakeup_preempt(rq&, task&, wake_flags) override {}
     void update_curr(rq&) override {}

@@ -23,6 +23,8 @@ inline run_result simulate(const scenario& sc, const run_options& opt) {
                 opt.trace(tagged);
             };
         system s(sc, seed + static_cast<std::uint64_t>(i), std::move(trace));
+        if (opt.check_invariants)
+            s.check_invariants(*opt.check_invariants);
         constexpr duration progress_step = 100 * nsec_per_msec;
         for (sim_time t = 0; t < sc.length;) {
             t = std::min(t + progress_step, sc.length);

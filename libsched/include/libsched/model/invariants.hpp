@@ -1,0 +1,204 @@
+#pragma once
+// The invariant-checking mode, like the kernel's SCHED_DEBUG warnings: after an event,
+// the state every rule relies on is checked against a recomputation from the entities
+// themselves. A violation throws invariant_violation naming what broke, with the run
+// queues' state. O(queued entities + tasks) per check.
+#include <libsched/sched/core.hpp>
+#include <libsched/sched/debug.hpp>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace libsched {
+
+class invariant_violation : public std::logic_error {
+public:
+    using std::logic_error::logic_error;
+};
+
+template <class Core> class invariant_checker {
+public:
+    // Checks the state after `events` events at the core's now(); throws on a violation.
+    void check(const Core& c, const std::vector<std::unique_ptr<task>>& tasks,
+               std::uint64_t events) {
+        std::string what;
+        const auto fail = [&](const std::string& w) {
+            if (what.empty())
+                what = w;
+        };
+        for (const auto& tg : c.task_groups())
+            for (std::size_t cpu = 0; cpu < tg->cfs_rq.size(); ++cpu)
+                check_queue(c, *tg->cfs_rq[cpu], queue_name(*tg, cpu), fail);
+        check_tasks(c, tasks, fail);
+        check_conservation(c, tasks, fail);
+        check_monotonic(c, tasks, fail);
+        if (!what.empty())
+            throw invariant_violation(report(c, events, what));
+    }
+
+private:
+    template <class Fail>
+    static void check_queue(const Core& c, const cfs_rq& q, const std::string& name, Fail fail) {
+        if (!q.tasks_timeline.verify())
+            fail(name + ": the tree's links, order or augmented values are wrong");
+        // The entities queued here: the tree's, and curr if it is still queued.
+        std::vector<const sched_entity*> queued;
+        s128 sum = 0;
+        s64 load = 0;
+        for (const sched_entity* se = q.tasks_timeline.first(); se != nullptr;
+             se = q.tasks_timeline.next(*se)) {
+            queued.push_back(se);
+            const auto w = static_cast<s64>(scale_load_down(se->load.weight));
+            sum += static_cast<s128>(entity_key(q, *se)) * w;
+            load += w;
+            if (se == q.curr)
+                fail(name + ": curr is in the tree");
+        }
+        if (sum != q.avg_vruntime_sum || load != static_cast<s64>(q.avg_load))
+            fail(name + ": avg_vruntime_sum / avg_load differ from the tree's entities");
+        if (q.curr != nullptr && q.curr->on_rq)
+            queued.push_back(q.curr);
+        u64 weight = 0;
+        unsigned h_nr = 0, h_delayed = 0;
+        for (const sched_entity* se : queued) {
+            if (!se->on_rq || se->cfs_rq != &q)
+                fail(name + ": a queued entity is not on_rq or names another queue");
+            weight += se->load.weight;
+            if (entity_is_task(*se)) {
+                ++h_nr;
+                h_delayed += se->sched_delayed ? 1u : 0u;
+            } else {
+                h_nr += se->my_q->h_nr_queued;
+                h_delayed += se->my_q->h_nr_delayed;
+            }
+        }
+        if (queued.size() != q.nr_queued)
+            fail(name + ": nr_queued is " + std::to_string(q.nr_queued) + ", " +
+                 std::to_string(queued.size()) + " entities are queued");
+        if (weight != q.load.weight)
+            fail(name + ": load.weight differs from the sum of the queued entities' weights");
+        if (h_nr != q.h_nr_queued || h_delayed != q.h_nr_delayed)
+            fail(name + ": h_nr_queued / h_nr_delayed differ from the entities below");
+        // EEVDF: the queue's weighted lags Σ w·(V − v) lie in (−W, 0] (V rounds down).
+        if (c.params().eevdf() && load + (q.curr && q.curr->on_rq ? 1 : 0) > 0) {
+            const u64 v = avg_vruntime(q);
+            s128 lag = 0;
+            s128 total = 0;
+            for (const sched_entity* se : queued) {
+                const auto w = static_cast<s128>(scale_load_down(se->load.weight));
+                lag += w * static_cast<s128>(static_cast<s64>(v - se->vruntime));
+                total += w;
+            }
+            if (lag > 0 || lag <= -total)
+                fail(name + ": the weighted lags do not sum to zero (within V's rounding)");
+        }
+    }
+
+    template <class Fail>
+    static void check_tasks(const Core& c, const std::vector<std::unique_ptr<task>>& tasks,
+                            Fail fail) {
+        for (const auto& t : tasks) {
+            const task& p = *t;
+            const bool running = c.cpu_rq(p.cpu).curr == &p;
+            for (int cpu = 0; cpu < c.nr_cpus(); ++cpu)
+                if (cpu != p.cpu && c.cpu_rq(cpu).curr == &p)
+                    fail(p.comm + ": runs on CPU " + std::to_string(cpu) + " but is on CPU " +
+                         std::to_string(p.cpu));
+            switch (p.state) {
+            case task_state::runnable:
+                if (!p.se.on_rq)
+                    fail(p.comm + ": runnable but on no run queue (lost)");
+                break;
+            case task_state::sleeping:
+                if (p.se.on_rq && !p.se.sched_delayed)
+                    fail(p.comm + ": sleeping but queued without being delayed");
+                break;
+            case task_state::dead:
+            case task_state::not_started:
+                if (p.se.on_rq || running)
+                    fail(p.comm + ": not alive but queued or running");
+                break;
+            }
+            if (p.se.on_rq && &rq_of(cfs_rq_of(p.se)) != &c.cpu_rq(p.cpu))
+                fail(p.comm + ": queued on another CPU's queue than its own");
+        }
+    }
+
+    // CPU time handed out equals busy time: each CPU's task clock advanced while a task ran
+    // (wall busy time less the IRQ time taken out) is what the tasks were charged plus what
+    // the running ones have not been charged yet.
+    template <class Fail>
+    static void check_conservation(const Core& c, const std::vector<std::unique_ptr<task>>& tasks,
+                                   Fail fail) {
+        duration charged = 0;
+        for (const auto& t : tasks)
+            charged += t->se.sum_exec_runtime;
+        duration busy = 0;
+        for (int cpu = 0; cpu < c.nr_cpus(); ++cpu) {
+            const rq& r = c.cpu_rq(cpu);
+            busy += c.cpu_busy(cpu) - c.cpu_irq(cpu);
+            if (!is_idle_task(r, *r.curr)) {
+                busy -= c.now() - r.clock; // wall time not yet on the task clock
+                charged += r.clock_task - r.curr->se.exec_start;
+            }
+        }
+        if (charged != busy)
+            fail("CPU time handed out (" + std::to_string(charged) + " ns) differs from the " +
+                 "CPUs' busy time (" + std::to_string(busy) + " ns)");
+    }
+
+    template <class Fail>
+    void check_monotonic(const Core& c, const std::vector<std::unique_ptr<task>>& tasks,
+                         Fail fail) {
+        counters_.resize(tasks.size());
+        for (std::size_t i = 0; i < tasks.size(); ++i) {
+            const task& p = *tasks[i];
+            const task_counters now{p.se.sum_exec_runtime, p.nvcsw, p.nivcsw,
+                                    p.se.nr_migrations,    p.utime, p.stime};
+            if (now.runtime < counters_[i].runtime || now.nvcsw < counters_[i].nvcsw ||
+                now.nivcsw < counters_[i].nivcsw || now.migrations < counters_[i].migrations ||
+                now.utime < counters_[i].utime || now.stime < counters_[i].stime)
+                fail(p.comm + ": a counter went backwards");
+            counters_[i] = now;
+        }
+        switches_.resize(static_cast<std::size_t>(c.nr_cpus()));
+        for (int cpu = 0; cpu < c.nr_cpus(); ++cpu) {
+            const std::uint64_t n = c.cpu_rq(cpu).nr_switches;
+            if (n < switches_[static_cast<std::size_t>(cpu)])
+                fail("cpu " + std::to_string(cpu) + ": nr_switches went backwards");
+            switches_[static_cast<std::size_t>(cpu)] = n;
+        }
+    }
+
+    static std::string queue_name(const task_group& tg, std::size_t cpu) {
+        return (tg.is_root() ? std::string{"cpu "} : "group " + tg.name + " on cpu ") +
+               std::to_string(cpu);
+    }
+
+    // What broke, when, and each CPU's root queue as /proc/sched_debug would show it.
+    static std::string report(const Core& c, std::uint64_t events, const std::string& what) {
+        std::ostringstream s;
+        s << "invariant violated after event " << events << " at t = " << c.now()
+          << " ns: " << what;
+        for (int cpu = 0; cpu < c.nr_cpus(); ++cpu) {
+            const rq& r = c.cpu_rq(cpu);
+            const cfs_rq_state q = read_cfs_rq(r.cfs);
+            s << "\n  cpu " << cpu << ": curr " << r.curr->comm << ", nr_queued " << q.nr_queued
+              << ", h_nr_queued " << q.h_nr_queued << ", load " << q.load << ", min_vruntime "
+              << q.min_vruntime << ", V " << q.avg_vruntime;
+        }
+        return s.str();
+    }
+
+    struct task_counters {
+        duration runtime = 0;
+        std::uint64_t nvcsw = 0, nivcsw = 0, migrations = 0;
+        duration utime = 0, stime = 0;
+    };
+    std::vector<task_counters> counters_;
+    std::vector<std::uint64_t> switches_;
+};
+
+} // namespace libsched

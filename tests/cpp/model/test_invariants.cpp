@@ -1,0 +1,97 @@
+// The invariant-checking mode: every bundled scenario passes it, and a corrupted state is
+// caught at the next event, naming what broke.
+#include "model_helpers.hpp"
+#include <filesystem>
+#include <libsched/io/scenario_toml.hpp>
+#include <libsched/model/system.hpp>
+
+using namespace model_test;
+
+namespace {
+
+scenario two_burners_one_cpu() {
+    scenario sc;
+    sc.length = nsec_per_sec;
+    sc.tasks = {burner("a"), burner("b", 5)};
+    return sc;
+}
+
+// Steps until the check throws; what it said.
+std::string violation_of(libsched::system& s) {
+    try {
+        while (s.step()) {
+        }
+    } catch (const invariant_violation& e) {
+        return e.what();
+    }
+    FAIL("no violation found");
+    return {};
+}
+
+} // namespace
+
+TEST_CASE("every bundled scenario keeps the invariants") {
+#ifdef LIBSCHED_SOURCE_DIR
+    const std::filesystem::path examples = std::filesystem::path{LIBSCHED_SOURCE_DIR} / "examples";
+    int files = 0;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(examples)) {
+        if (entry.path().extension() != ".toml")
+            continue;
+        INFO(entry.path().string());
+        const scenario sc = load_scenario(entry.path());
+        run_options opt;
+        opt.repetitions = 1;
+        opt.check_invariants = true;
+        CHECK_NOTHROW(simulate(sc, opt));
+        ++files;
+    }
+    CHECK(files >= 7);
+#else
+    WARN("LIBSCHED_SOURCE_DIR is not defined: the bundled scenarios were not checked");
+#endif
+}
+
+TEST_CASE("a corrupted queue count is caught at the next event") {
+    libsched::system s(two_burners_one_cpu(), 1);
+    s.check_invariants(true);
+    s.run(100 * nsec_per_msec);
+    ++const_cast<rq&>(s.cpu_rq(0)).cfs.h_nr_queued;
+    const std::string what = violation_of(s);
+    CHECK_THAT(what, Catch::Contains("cpu 0: h_nr_queued"));
+    CHECK_THAT(what, Catch::Contains("invariant violated after event"));
+}
+
+TEST_CASE("wrong weighted sums and lost CPU time are caught") {
+    SECTION("avg_load") {
+        libsched::system s(two_burners_one_cpu(), 1);
+        s.check_invariants(true);
+        s.run(100 * nsec_per_msec);
+        const_cast<rq&>(s.cpu_rq(0)).cfs.avg_load += 1;
+        CHECK_THAT(violation_of(s), Catch::Contains("avg_vruntime_sum / avg_load"));
+    }
+    SECTION("CPU time") {
+        libsched::system s(two_burners_one_cpu(), 1);
+        s.check_invariants(true);
+        s.run(100 * nsec_per_msec);
+        const_cast<task&>(*s.tasks()[0]).se.sum_exec_runtime += 1;
+        CHECK_THAT(violation_of(s), Catch::Contains("CPU time handed out"));
+    }
+    SECTION("a runnable task on no queue") {
+        libsched::system s(two_burners_one_cpu(), 1);
+        s.check_invariants(true);
+        s.run(100 * nsec_per_msec);
+        task& b = const_cast<task&>(*s.find_task("b"));
+        b.se.on_rq = !b.se.on_rq;
+        CHECK_THAT(violation_of(s), Catch::Contains("not on_rq"));
+    }
+}
+
+TEST_CASE("the checking mode changes no result") {
+    scenario sc = two_burners_one_cpu();
+    run_options on, off;
+    on.check_invariants = true;
+    off.check_invariants = false;
+    const run_result a = simulate(sc, on), b = simulate(sc, off);
+    CHECK(a.repetitions[0].tasks[0].sum_exec_runtime == b.repetitions[0].tasks[0].sum_exec_runtime);
+    CHECK(a.repetitions[0].events == b.repetitions[0].events);
+}
