@@ -93,6 +93,8 @@ inline nlohmann::json task_json(const task_result& t) {
         {"cpu", t.cpu},
         {"nice", t.nice},
         {"nice_clamped", t.nice_clamped},
+        {"policy", policy_name(t.policy)},
+        {"rt_priority", t.rt_priority},
         {"sum_exec_runtime", t.sum_exec_runtime},
         {"window_runtime", t.window_runtime},
         {"share", t.share},
