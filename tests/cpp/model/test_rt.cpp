@@ -41,6 +41,13 @@ task_spec rt(const std::string& name, sched_policy policy, int prio) {
     return t;
 }
 
+// A SCHED_FIFO 50 burner beside a fair burner on one CPU, 10 s.
+scenario fifo_beside_fair(kernel_version k) {
+    scenario sc = machine(k);
+    sc.tasks = {rt("fifo", sched_policy::fifo, 50), burner("fair")};
+    return sc;
+}
+
 struct switch_in {
     sim_time at;
     int cpu;
@@ -73,13 +80,19 @@ void check_conservation(const scenario& sc, const repetition_result& r) {
     CHECK(runtime + irq == busy);
 }
 
+// The fair burner's CPU time, the run checked for conservation.
+duration fair_runtime(const scenario& sc) {
+    const repetition_result r = run_one(sc);
+    check_conservation(sc, r);
+    return find(r, "fair").sum_exec_runtime;
+}
+
 } // namespace
 
 TEST_CASE("RT throttling leaves a fair burner 50 ms per 1 s before 6.12") {
     for (const kernel_version k : {kernel_version{5, 15}, kernel_version{6, 6}}) {
         INFO(k.str());
-        scenario sc = machine(k);
-        sc.tasks = {rt("fifo", sched_policy::fifo, 50), burner("fair")};
+        scenario sc = fifo_beside_fair(k);
         const repetition_result r = run_one(sc);
         check_conservation(sc, r);
         // rt_time counts task-clock time (the tick IRQ is taken out) and its excess over
@@ -103,24 +116,18 @@ TEST_CASE("RT throttling leaves a fair burner 50 ms per 1 s before 6.12") {
 }
 
 TEST_CASE("sched_rt_runtime unlimited starves the fair task before 6.12") {
-    scenario sc = machine({5, 15}, 1, 3 * sec);
+    scenario sc = fifo_beside_fair({5, 15});
     sc.machine.sched_rt_runtime = runtime_inf;
-    sc.tasks = {rt("fifo", sched_policy::fifo, 50), burner("fair")};
-    const repetition_result r = run_one(sc);
-    CHECK(find(r, "fair").sum_exec_runtime < 1 * ms);
+    CHECK(fair_runtime(sc) < 1 * ms);
 }
 
 TEST_CASE("6.12+: no RT throttling without rt_group_sched; the fair server gives 50 ms per 1 s") {
     for (const kernel_version k : {kernel_version{6, 12}, kernel_version{6, 18}}) {
         INFO(k.str());
-        scenario sc = machine(k);
+        scenario sc = fifo_beside_fair(k);
         // A runtime that would leave 100 ms per period if it throttled.
         sc.machine.sched_rt_runtime = 900 * ms;
-        sc.tasks = {rt("fifo", sched_policy::fifo, 50), burner("fair")};
-        const repetition_result r = run_one(sc);
-        check_conservation(sc, r);
-        const duration fair = find(r, "fair").sum_exec_runtime;
-        CHECK(std::abs(fair - 10 * 50 * ms) <= 10 * tick);
+        CHECK(std::abs(fair_runtime(sc) - 10 * 50 * ms) <= 10 * tick);
         // The server waits for its zero-laxity point, 950 ms after its period started (the
         // fair task's first enqueue at 0), then runs the fair task in one burst.
         const auto sw = switches(sc);
@@ -136,19 +143,14 @@ TEST_CASE("6.12+: no RT throttling without rt_group_sched; the fair server gives
 }
 
 TEST_CASE("6.12+ with rt_group_sched the root group's RT runtime throttles again") {
-    scenario sc = machine({6, 18});
+    scenario sc = fifo_beside_fair({6, 18});
     sc.machine.rt_group_sched = true;
     sc.machine.sched_rt_runtime = 900 * ms;
-    sc.tasks = {rt("fifo", sched_policy::fifo, 50), burner("fair")};
-    const repetition_result r = run_one(sc);
-    check_conservation(sc, r);
     // 100 ms per period from throttling; the server's budget is then used in the background.
-    const duration fair = find(r, "fair").sum_exec_runtime;
-    CHECK(std::abs(fair - 10 * 100 * ms) <= 10 * tick);
+    CHECK(std::abs(fair_runtime(sc) - 10 * 100 * ms) <= 10 * tick);
     // At the default 950 ms the two give the same 50 ms.
     sc.machine.sched_rt_runtime.reset();
-    const duration fair950 = find(run_one(sc), "fair").sum_exec_runtime;
-    CHECK(std::abs(fair950 - 10 * 50 * ms) <= 10 * tick);
+    CHECK(std::abs(fair_runtime(sc) - 10 * 50 * ms) <= 10 * tick);
 }
 
 TEST_CASE("two SCHED_RR tasks of equal priority alternate every RR slice") {
