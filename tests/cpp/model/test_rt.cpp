@@ -338,3 +338,19 @@ TEST_CASE("a mixed RT and fair load on four CPUs conserves CPU time and runs eve
         CHECK(again.events == r.events);
     }
 }
+
+TEST_CASE("a preempted SCHED_FIFO task keeps its place at the head of its list") {
+    // a runs, b waits behind it at the same priority; h preempts a every 10 ms. Each time h
+    // sleeps, a (still first in the list) runs again, never b; with SCHED_RR, b gets turns.
+    scenario sc = machine({6, 6}, 1, 2 * sec);
+    sc.machine.sched_rt_runtime = runtime_inf;
+    task_spec h = periodic("h", 1 * ms, 9 * ms);
+    h.policy = sched_policy::fifo;
+    h.rt_priority = 60;
+    sc.tasks = {rt("a", sched_policy::fifo, 30), rt("b", sched_policy::fifo, 30), h};
+    const repetition_result r = run_one(sc);
+    CHECK(find(r, "b").sum_exec_runtime == 0);
+    CHECK(find(r, "a").nivcsw >= 190);
+    sc.tasks[0].policy = sc.tasks[1].policy = sched_policy::rr;
+    CHECK(find(run_one(sc), "b").sum_exec_runtime > 800 * ms);
+}
