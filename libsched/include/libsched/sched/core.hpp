@@ -567,14 +567,14 @@ private:
 
     // __schedule(), then the balance callbacks it queued (the RT class's push and pull).
     void schedule(rq& r, bool preempt) {
-        __schedule(r, preempt);
+        do_schedule(r, preempt);
         if (rt_->balance_callbacks(r))
             maybe_resched(r);
     }
 
     // __schedule(): a blocking or exiting task leaves the queue (a voluntary switch);
     // otherwise prev is preempted (involuntary). Counters move only if next != prev.
-    void __schedule(rq& r, bool preempt) {
+    void do_schedule(rq& r, bool preempt) {
         update_rq_clock(r);
         hrtick_clear(r);
         task& prev = *r.curr;

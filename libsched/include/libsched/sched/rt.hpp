@@ -52,14 +52,14 @@ public:
     // enqueue_task_rt() -> enqueue_rt_entity(): to the tail of its priority's list, the
     // head with ENQUEUE_HEAD; the queue counts in nr_running again unless throttled.
     void enqueue_task(rq& r, task& p, enqueue_flags flags) override {
-        __enqueue_rt_entity(r, p, has(flags, enqueue_flags::head));
+        enqueue_rt_list(r, p, has(flags, enqueue_flags::head));
         enqueue_top_rt_rq(r.rt);
     }
 
     // dequeue_task_rt(): the running task's time is charged first.
     bool dequeue_task(rq& r, task& p, dequeue_flags) override {
         update_curr_rt(r);
-        __dequeue_rt_entity(r, p);
+        dequeue_rt_list(r, p);
         if (r.rt.rt_nr_running == 0)
             r.rt.rt_queued = false;
         return true;
@@ -228,7 +228,7 @@ private:
 
     // __enqueue_rt_entity() + inc_rt_tasks(): inc_rt_prio() keeps highest_prio.curr;
     // inc_rt_group() starts the bandwidth timer.
-    void __enqueue_rt_entity(rq& r, task& p, bool head) {
+    void enqueue_rt_list(rq& r, task& p, bool head) {
         rt_run_list& list = list_of(r, p);
         if (head)
             list.push_front(p.rt);
@@ -247,7 +247,7 @@ private:
     }
 
     // __dequeue_rt_entity() + dec_rt_tasks() (dec_rt_prio()).
-    void __dequeue_rt_entity(rq& r, task& p) {
+    void dequeue_rt_list(rq& r, task& p) {
         rt_run_list& list = list_of(r, p);
         list.erase(list.iterator_to(p.rt));
         if (list.empty())
