@@ -17,6 +17,7 @@
 #include <libsched/sched/cfs_rq.hpp>
 #include <libsched/sched/core.hpp>
 #include <libsched/sched/cputime.hpp>
+#include <libsched/sched/deadline.hpp>
 #include <libsched/sched/debug.hpp>
 #include <libsched/sched/eevdf.hpp>
 #include <libsched/sched/fair.hpp>
@@ -26,9 +27,13 @@
 #include <libsched/sched/idle.hpp>
 #include <libsched/sched/kernel_version.hpp>
 #include <libsched/sched/rq.hpp>
+#include <libsched/sched/rt.hpp>
+#include <libsched/sched/rt_rq.hpp>
 #include <libsched/sched/sched_class.hpp>
+#include <libsched/sched/sched_dl_entity.hpp>
 #include <libsched/sched/sched_entity.hpp>
 #include <libsched/sched/sched_policy.hpp>
+#include <libsched/sched/sched_rt_entity.hpp>
 #include <libsched/sched/task.hpp>
 #include <libsched/sched/trace.hpp>
 #include <libsched/sched/tunables.hpp>

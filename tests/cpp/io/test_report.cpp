@@ -103,3 +103,15 @@ TEST_CASE("every report has a per-CPU table and a perf stat block over all tasks
     CHECK(contains(lines[perf + 2], "context-switches"));
     CHECK(contains(lines[perf + 5], "CPUs utilized"));
 }
+
+TEST_CASE("a policy column when an entry is RT, none otherwise") {
+    scenario sc = sample_run::scenario();
+    CHECK_FALSE(contains(report_lines(sample_run::result(), sc)[1], "policy"));
+    sc.tasks[0].policy = sched_policy::fifo;
+    sc.tasks[0].rt_priority = 80;
+    const auto lines = report_lines(sample_run::result(), sc);
+    CHECK(contains(lines[1], "policy"));
+    CHECK(contains(lines[3], "fifo 80"));
+    CHECK(contains(lines[6], "normal"));
+    CHECK_FALSE(contains(lines[4], "fifo")); // the task rows under an entry leave it blank
+}

@@ -148,3 +148,23 @@ TEST_CASE("the JSON document has per-CPU balancing counters and perf stat's tota
              {"context_switches", "cpu_migrations", "task_clock_ms", "cpus_utilized"})
             CHECK(j["perf_stat"][span].contains(key));
 }
+
+TEST_CASE("RT tasks: the policy and priority of each task, the RT settings in effect") {
+    scenario sc = sample_run::scenario();
+    sc.machine.kernel = {6, 18};
+    sc.machine.sched_rt_runtime = runtime_inf;
+    run_result r = sample_run::result();
+    r.repetitions[0].tasks[0].policy = sched_policy::fifo;
+    r.repetitions[0].tasks[0].rt_priority = 80;
+    r.provenance = simulated_provenance(sc, make_fair_params(sc.machine), 1);
+    const nlohmann::json j = to_json(r, sc);
+    CHECK(j["repetitions"][0]["tasks"][0]["policy"] == "fifo");
+    CHECK(j["repetitions"][0]["tasks"][0]["rt_priority"] == 80);
+    CHECK(j["repetitions"][0]["tasks"][1]["policy"] == "normal");
+    CHECK(j["repetitions"][0]["tasks"][1]["rt_priority"] == 0);
+    const nlohmann::json& t = j["provenance"]["tunables"];
+    CHECK(t["sched_rt_runtime_us"] == -1);
+    CHECK(t["sched_rt_period_us"] == 1'000'000);
+    CHECK(t["sched_rr_timeslice_jiffies"] == 25);
+    CHECK(t["fair_server_runtime_ns"] == 50'000'000);
+}

@@ -476,3 +476,64 @@ TEST_CASE("after names an earlier entry, and such an entry has no start of its o
           }).field == "tasks[1].start");
     CHECK(error_fields([](scenario& s) { s.tasks[1].after = "a"; }).empty());
 }
+
+TEST_CASE("RT tasks and the RT machine settings: the kernel's limits, each naming its field") {
+    const auto fifo = [](scenario& s) {
+        s.tasks[0].policy = sched_policy::fifo;
+        s.tasks[0].rt_priority = 50;
+    };
+    CHECK(warnings_of(fifo).empty());
+    // An RT task's nice changes nothing but is valid (set_user_nice() keeps it).
+    CHECK(warnings_of([&](scenario& s) {
+              fifo(s);
+              s.tasks[0].renice = {{nsec_per_sec, 10}};
+          }).empty());
+    const auto r = rejected([&](scenario& s) {
+        fifo(s);
+        s.tasks[0].rt_priority = 0;
+    });
+    CHECK(r.field == "tasks[0].rt_priority");
+    CHECK(r.reason == "missing: must be 1-99 for policy \"fifo\"");
+    CHECK(rejected([&](scenario& s) {
+              fifo(s);
+              s.tasks[0].slice = nsec_per_msec;
+          }).field == "tasks[0].slice");
+    // Before 5.10 RT_RUNTIME_SHARE would share runtime between CPUs: refused on several
+    // CPUs under RT bandwidth, accepted on one CPU or with the limit off.
+    const auto before_5_10 = [&](scenario& s) {
+        fifo(s);
+        s.machine.kernel = {5, 9};
+        s.machine.cpus = 2;
+    };
+    CHECK(rejected(before_5_10).field == "tasks[0].policy");
+    CHECK(warnings_of([&](scenario& s) {
+              before_5_10(s);
+              s.machine.sched_rt_runtime = runtime_inf;
+          }).empty());
+    CHECK(warnings_of([&](scenario& s) {
+              before_5_10(s);
+              s.machine.cpus = 1;
+          }).empty());
+    CHECK(warnings_of([&](scenario& s) {
+              before_5_10(s);
+              s.machine.kernel = {5, 10};
+          }).empty());
+    CHECK(rejected([](scenario& s) { s.machine.sched_rt_runtime = -5; }).field ==
+          "machine.sched_rt_runtime");
+    CHECK(rejected([](scenario& s) { s.machine.sched_rt_runtime = 1'500; }).reason ==
+          "1.5us is not a whole number of microseconds (sched_rt_runtime_us)");
+    CHECK(rejected([](scenario& s) {
+              s.machine.rt_group_sched = true;
+              s.machine.sched_rt_runtime = 0;
+          }).field == "machine.sched_rt_runtime");
+    CHECK(rejected([](scenario& s) {
+              s.machine.kernel = {6, 12};
+              s.machine.fair_server_runtime = 2 * nsec_per_sec;
+          }).field == "machine.fair_server_runtime");
+    CHECK(rejected([](scenario& s) {
+              s.machine.kernel = {6, 12};
+              s.machine.fair_server_period = 10 * nsec_per_usec;
+          }).field == "machine.fair_server_period");
+    CHECK(rejected([](scenario& s) { s.machine.fair_server_period = nsec_per_sec; }).reason ==
+          "the fair server exists from 6.12; the machine runs 6.8");
+}

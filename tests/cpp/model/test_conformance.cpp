@@ -1251,6 +1251,101 @@ TEST_CASE("HRTICK: old CFS serves a batch wakee at the slice end") {
 }
 
 // =======================================================================================
+// RT bandwidth, the SCHED_RR slice and the fair server (sched/rt.hpp, sched/deadline.hpp):
+// a SCHED_FIFO burner beside a fair burner on one CPU, the fair task's CPU time against
+// what the setting leaves it, and against the default.
+
+scenario fifo_vs_fair(kernel_version v, duration length) {
+    scenario sc;
+    sc.name = "rt";
+    sc.machine.kernel = v;
+    sc.length = length;
+    task_spec f = burner("fifo");
+    f.policy = sched_policy::fifo;
+    f.rt_priority = 50;
+    sc.tasks = {f, burner("fair")};
+    return sc;
+}
+
+std::vector<kernel_version> from(kernel_version first) {
+    std::vector<kernel_version> out;
+    for (const kernel_version v : sampled)
+        if (v >= first)
+            out.push_back(v);
+    return out;
+}
+
+// Before 6.12, and with rt_group_sched from 6.12: RT runs sched_rt_runtime of each
+// sched_rt_period; the fair task the rest, within a tick per period.
+const bool cov_rt_bw = covers("rt_bandwidth", {"sched_rt_runtime", "sched_rt_period"}, sampled);
+TEST_CASE("sched_rt_runtime / sched_rt_period: the fair task gets the period less the runtime") {
+    for (const kernel_version v : sampled) {
+        INFO(v.str());
+        scenario sc = fifo_vs_fair(v, 4 * 1000 * ms);
+        sc.machine.rt_group_sched = v >= kernel_version{6, 12};
+        sc.machine.sched_rt_period = 500 * ms;
+        sc.machine.sched_rt_runtime = 400 * ms;
+        const duration fair = find(run_one(sc), "fair").sum_exec_runtime;
+        CHECK(std::abs(fair - 8 * 100 * ms) <= 8 * 4 * ms);
+        sc.machine.sched_rt_runtime = runtime_inf;
+        const duration starved = find(run_one(sc), "fair").sum_exec_runtime;
+        if (v < kernel_version{6, 12})
+            CHECK(starved < 1 * ms);
+        else // the fair server still gives 50 ms per 1 s
+            CHECK(std::abs(starved - 4 * 50 * ms) <= 4 * 4 * ms);
+    }
+}
+
+const bool cov_rr = covers("sched_rr_timeslice", {"sched_rr_timeslice"}, sampled);
+TEST_CASE("sched_rr_timeslice: equal SCHED_RR tasks take turns of that many jiffies") {
+    for (const kernel_version v : sampled) {
+        INFO(v.str());
+        scenario sc = fifo_vs_fair(v, 1000 * ms);
+        sc.machine.sched_rt_runtime = runtime_inf;
+        sc.machine.sched_rr_timeslice = 20 * ms;
+        sc.tasks[0].policy = sched_policy::rr;
+        sc.tasks[1] = sc.tasks[0];
+        sc.tasks[1].name = "rr2";
+        const repetition_result r = run_one(sc);
+        // 20 ms turns: about 50 switches a second, half of them away from each task.
+        CHECK(find(r, "fifo").nivcsw >= 24);
+        CHECK(find(r, "fifo").nivcsw <= 26);
+        sc.machine.sched_rr_timeslice.reset(); // 100 ms
+        CHECK(find(run_one(sc), "fifo").nivcsw <= 6);
+    }
+}
+
+const bool cov_rt_group = covers("rt_group_sched", {"rt_group_sched"}, from({6, 12}));
+TEST_CASE("rt_group_sched: from 6.12 RT bandwidth throttles only with it") {
+    for (const kernel_version v : from({6, 12})) {
+        INFO(v.str());
+        scenario sc = fifo_vs_fair(v, 4 * 1000 * ms);
+        sc.machine.sched_rt_runtime = 700 * ms;
+        const duration without = find(run_one(sc), "fair").sum_exec_runtime;
+        sc.machine.rt_group_sched = true;
+        const duration with = find(run_one(sc), "fair").sum_exec_runtime;
+        CHECK(std::abs(without - 4 * 50 * ms) <= 4 * 4 * ms);
+        CHECK(std::abs(with - 4 * 300 * ms) <= 4 * 4 * ms);
+    }
+}
+
+const bool cov_server =
+    covers("fair_server", {"fair_server_runtime", "fair_server_period"}, from({6, 12}));
+TEST_CASE("fair_server_runtime / fair_server_period: a starved fair task gets that budget") {
+    for (const kernel_version v : from({6, 12})) {
+        INFO(v.str());
+        scenario sc = fifo_vs_fair(v, 4 * 1000 * ms);
+        sc.machine.fair_server_runtime = 50 * ms;
+        sc.machine.fair_server_period = 250 * ms;
+        const duration fair = find(run_one(sc), "fair").sum_exec_runtime;
+        CHECK(std::abs(fair - 16 * 50 * ms) <= 16 * 4 * ms);
+        sc.machine.fair_server_runtime = 0; // disabled
+        sc.machine.fair_server_period.reset();
+        CHECK(find(run_one(sc), "fair").sum_exec_runtime < 1 * ms);
+    }
+}
+
+// =======================================================================================
 // The meta-test: every feature of features.def, at every sampled release that has it, and
 // every machine override field has a test above.
 
@@ -1276,8 +1371,10 @@ TEST_CASE("every feature and every machine override has a conformance test") {
     [[maybe_unused]] const auto& [cpus, topology, online_cpus, hz, kernel, scaling, base_slice_ns,
                                   latency_ns, min_granularity_ns, wakeup_granularity_ns, features,
                                   cpusets, delta_mode, resched_latency_ns, irq_time_accounting,
-                                  tick_irq_ns, nohz_idle, cgroup_version, autogroup,
-                                  smt_throughput] = machine_spec{};
+                                  tick_irq_ns, nohz_idle, cgroup_version, autogroup, smt_throughput,
+                                  sched_rt_runtime, sched_rt_period, sched_rr_timeslice,
+                                  rt_group_sched, fair_server_runtime, fair_server_period] =
+        machine_spec{};
     struct override_field {
         const char* name;
         std::vector<kernel_version> releases; // where it applies
@@ -1296,6 +1393,12 @@ TEST_CASE("every feature and every machine override has a conformance test") {
         {"tick_irq_ns", sampled},
         {"nohz_idle", sampled},
         {"smt_throughput", sampled},
+        {"sched_rt_runtime", sampled},
+        {"sched_rt_period", sampled},
+        {"sched_rr_timeslice", sampled},
+        {"rt_group_sched", from({6, 12})},
+        {"fair_server_runtime", from({6, 12})},
+        {"fair_server_period", from({6, 12})},
     };
     for (const override_field& o : overrides)
         for (const kernel_version v : o.releases) {

@@ -228,8 +228,21 @@ inline void print_report(std::ostream& out, const run_result& result, const scen
     const bool with_share = !sc.measured.share.empty();
     const bool with_measured_ratio = !sc.measured.ratio.empty();
 
-    std::vector<detail::column> columns = {
-        {"entry", align::left}, {"nice"}, {"tasks"}, {"share %"}};
+    // A policy column when some task is SCHED_FIFO or SCHED_RR: "fifo 80", "normal".
+    const auto policy_of = [&sc](const std::string& entry) -> std::string {
+        for (const task_spec& t : sc.tasks)
+            if (t.name == entry)
+                return std::string{policy_name(t.policy)} +
+                       (rt_policy(t.policy) ? " " + std::to_string(t.rt_priority) : "");
+        return "";
+    };
+    bool with_policy = false;
+    for (const task_spec& t : sc.tasks)
+        with_policy = with_policy || rt_policy(t.policy);
+    std::vector<detail::column> columns = {{"entry", align::left}};
+    if (with_policy)
+        columns.push_back({"policy", align::left});
+    columns.insert(columns.end(), {{"nice"}, {"tasks"}, {"share %"}});
     if (with_ratio)
         columns.push_back({"ratio to " + sc.reference});
     columns.insert(columns.end(), {{"jiffies (window)"}, {"utime ms (rusage)"}});
@@ -259,8 +272,11 @@ inline void print_report(std::ostream& out, const run_result& result, const scen
     };
     const auto add_row = [&](const stats::row_summary& row, const std::string& label,
                              bool entry_row) {
-        std::vector<std::string> cells = {label, std::to_string(row.nice),
-                                          std::to_string(row.tasks), fixed(row.share * 100, 2)};
+        std::vector<std::string> cells = {label};
+        if (with_policy)
+            cells.push_back(entry_row ? policy_of(row.entry) : "");
+        cells.insert(cells.end(), {std::to_string(row.nice), std::to_string(row.tasks),
+                                   fixed(row.share * 100, 2)});
         if (with_ratio)
             cells.push_back(fixed(row.ratio, 3));
         cells.insert(cells.end(), {fixed(row.jiffies, 1), fixed(row.ru_utime_ms, 1)});

@@ -43,6 +43,15 @@ inline nlohmann::json tunables_json(const sched_tunables& t, kernel_version v) {
     nlohmann::json j = {{"scaling", scaling[static_cast<int>(t.scaling)]},
                         {"factor", t.factor},
                         {"tick_nsec", t.tick_nsec}};
+    // The RT class's sysctls as the kernel keeps them (-1: unlimited), then the fair server.
+    j["sched_rt_period_us"] = t.rt_period / nsec_per_usec;
+    j["sched_rt_runtime_us"] = t.rt_runtime == runtime_inf ? -1 : t.rt_runtime / nsec_per_usec;
+    j["sched_rr_timeslice_jiffies"] = t.rr_timeslice;
+    j["rt_group_sched"] = t.rt_group_sched;
+    if (v >= kernel_version{6, 12}) {
+        j["fair_server_runtime_ns"] = t.fair_server_runtime;
+        j["fair_server_period_ns"] = t.fair_server_period;
+    }
     if (v.is_eevdf()) {
         j["base_slice_ns"] = t.base_slice;
         return j;
@@ -93,6 +102,8 @@ inline nlohmann::json task_json(const task_result& t) {
         {"cpu", t.cpu},
         {"nice", t.nice},
         {"nice_clamped", t.nice_clamped},
+        {"policy", policy_name(t.policy)},
+        {"rt_priority", t.rt_priority},
         {"sum_exec_runtime", t.sum_exec_runtime},
         {"window_runtime", t.window_runtime},
         {"share", t.share},

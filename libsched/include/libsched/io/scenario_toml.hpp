@@ -120,7 +120,10 @@ inline task_spec read_task(const toml::node& n, const std::string& field, read_l
     t.take_into("policy", task.policy,
                 choice_reader<sched_policy>({{"normal", sched_policy::normal},
                                              {"batch", sched_policy::batch},
-                                             {"idle", sched_policy::idle}}));
+                                             {"idle", sched_policy::idle},
+                                             {"fifo", sched_policy::fifo},
+                                             {"rr", sched_policy::rr}}));
+    t.take_into("rt_priority", task.rt_priority, read_int);
     if (const toml::node* a = t.take("affinity"))
         log.attempt([&] {
             if (a->is_array() && a->as_array()->empty())
@@ -285,6 +288,14 @@ inline cpu_topology read_topology(const toml::node& n, const std::string& field,
     return problems.empty() ? shaped_topology(shape) : cpu_topology{};
 }
 
+// sched_rt_runtime: a duration, or "unlimited" / "-1" / -1 (sched_rt_runtime_us = -1).
+inline duration read_rt_runtime(const toml::node& n, const std::string& field) {
+    if (const auto* s = n.as_string();
+        s != nullptr && (s->get() == "unlimited" || s->get() == "-1"))
+        return runtime_inf;
+    return read_duration(n, field);
+}
+
 inline machine_spec read_machine(const toml::node& n, const std::string& field, read_log& log) {
     table_reader t(read_table(n, field), field, log);
     machine_spec m;
@@ -315,6 +326,12 @@ inline machine_spec read_machine(const toml::node& n, const std::string& field, 
     t.take_into("tick_irq", m.tick_irq_ns, read_duration);
     t.take_into("cgroup_version", m.cgroup_version, read_int);
     t.take_into("autogroup", m.autogroup, read_bool);
+    t.take_into("sched_rt_runtime", m.sched_rt_runtime, read_rt_runtime);
+    t.take_into("sched_rt_period", m.sched_rt_period, read_duration);
+    t.take_into("sched_rr_timeslice", m.sched_rr_timeslice, read_duration);
+    t.take_into("rt_group_sched", m.rt_group_sched, read_bool);
+    t.take_into("fair_server_runtime", m.fair_server_runtime, read_duration);
+    t.take_into("fair_server_period", m.fair_server_period, read_duration);
     if (const toml::node* f = t.take("features"))
         log.attempt([&] {
             const std::string path = t.field("features");

@@ -22,6 +22,18 @@ inline fair_params make_fair_params(const machine_spec& m) {
     if (m.kernel < kernel_version{5, 13})
         t.nr_latency =
             static_cast<unsigned>((t.latency + t.min_granularity - 1) / t.min_granularity);
+    if (m.sched_rt_period)
+        t.rt_period = *m.sched_rt_period;
+    if (m.sched_rt_runtime)
+        t.rt_runtime = *m.sched_rt_runtime;
+    if (m.sched_rr_timeslice) // sched_rr_handler(): milliseconds to jiffies
+        t.rr_timeslice =
+            msecs_to_jiffies(static_cast<u64>(*m.sched_rr_timeslice / nsec_per_msec), m.hz);
+    t.rt_group_sched = m.rt_group_sched;
+    if (m.fair_server_runtime)
+        t.fair_server_runtime = *m.fair_server_runtime;
+    if (m.fair_server_period)
+        t.fair_server_period = *m.fair_server_period;
     fair_params p(m.kernel, t, m.delta_mode);
     for (const auto& [name, on] : m.features)
         if (auto f = feature_by_name(name); f && feature_exists(*f, m.kernel))

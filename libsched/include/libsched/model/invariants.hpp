@@ -102,22 +102,24 @@ private:
         for (const auto& t : tasks) {
             const task& p = *t;
             const bool running = c.cpu_rq(p.cpu).curr == &p;
+            // Queued in its class: the RT class's list, or the fair class's tree.
+            const bool queued = rt_policy(p.policy) ? p.rt.on_rq : p.se.on_rq;
             for (int cpu = 0; cpu < c.nr_cpus(); ++cpu)
                 if (cpu != p.cpu && c.cpu_rq(cpu).curr == &p)
                     fail(p.comm + ": runs on CPU " + std::to_string(cpu) + " but is on CPU " +
                          std::to_string(p.cpu));
             switch (p.state) {
             case task_state::runnable:
-                if (!p.se.on_rq)
+                if (!queued)
                     fail(p.comm + ": runnable but on no run queue (lost)");
                 break;
             case task_state::sleeping:
-                if (p.se.on_rq && !p.se.sched_delayed)
+                if (queued && !p.se.sched_delayed)
                     fail(p.comm + ": sleeping but queued without being delayed");
                 break;
             case task_state::dead:
             case task_state::not_started:
-                if (p.se.on_rq || running)
+                if (queued || running)
                     fail(p.comm + ": not alive but queued or running");
                 break;
             }

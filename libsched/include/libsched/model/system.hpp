@@ -104,6 +104,8 @@ public:
             tr.name = t.comm;
             tr.entry = entries_[i];
             tr.nice_clamped = workload_.nice_clamped(t);
+            tr.policy = t.policy;
+            tr.rt_priority = t.rt_priority;
             tr.started = workload_.start_of(t);
             out.tasks.push_back(std::move(tr));
         }
@@ -217,6 +219,7 @@ private:
                 t->pid = pid++;
                 t->nice = clamp_nice(spec.nice).nice;
                 t->policy = spec.policy;
+                t->rt_priority = spec.rt_priority;
                 if (spec.slice) { // set by the process itself right after it starts
                     t->se.custom_slice = true;
                     t->se.slice = eevdf::clamp_custom_slice(*spec.slice);

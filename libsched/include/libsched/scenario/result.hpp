@@ -7,6 +7,7 @@
 #include <libsched/scenario/duration_samples.hpp>
 #include <libsched/scenario/provenance.hpp>
 #include <libsched/sched/balance_counters.hpp>
+#include <libsched/sched/sched_policy.hpp>
 #include <libsched/sched/types.hpp>
 #include <optional>
 #include <string>
@@ -21,6 +22,8 @@ struct task_result {
     int cpu = 0;  // CPU at the end of the run
     int nice = 0; // effective nice at the end (after clamping and renice)
     bool nice_clamped = false;
+    sched_policy policy = sched_policy::normal;
+    int rt_priority = 0; // SCHED_FIFO / SCHED_RR: 1..99; 0 otherwise
 
     // Precise clock (se.sum_exec_runtime).
     duration sum_exec_runtime = 0; // whole run

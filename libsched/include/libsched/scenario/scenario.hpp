@@ -54,6 +54,8 @@ struct task_spec {
     int count = 1;
     int nice = 0; // as requested; the model clamps to [-20, 19] like setpriority()
     sched_policy policy = sched_policy::normal;
+    // SCHED_FIFO / SCHED_RR: sched_param.sched_priority, 1 (lowest) .. 99; 0 otherwise.
+    int rt_priority = 0;
     std::vector<int> affinity; // allowed CPUs; empty = all
     std::vector<affinity_change_spec> set_affinity;
     std::string cpuset; // a machine.cpusets name; empty = the root cpuset (every CPU)
@@ -143,6 +145,17 @@ struct machine_spec {
     // time is unaffected (the kernel charges each thread alike); it yields a "work" figure
     // per task. Unset: not modelled.
     std::optional<double> smt_throughput;
+    // RT bandwidth (sysctl kernel.sched_rt_period_us / sched_rt_runtime_us; runtime -1 =
+    // unlimited) and the SCHED_RR slice (kernel.sched_rr_timeslice_ms); unset = 1 s, 950 ms,
+    // 100 ms. CONFIG_RT_GROUP_SCHED: from 6.12 RT bandwidth throttles only with it (the
+    // root group's sched_rt_runtime per sched_rt_period). 6.12+: the fair server's runtime
+    // and period (debugfs sched/fair_server/cpuN); unset = 50 ms per 1 s.
+    std::optional<duration> sched_rt_runtime;
+    std::optional<duration> sched_rt_period;
+    std::optional<duration> sched_rr_timeslice;
+    bool rt_group_sched = false;
+    std::optional<duration> fair_server_runtime;
+    std::optional<duration> fair_server_period;
 };
 
 // The task's effective mask for the requested CPUs (empty = every CPU): their

@@ -217,6 +217,79 @@ inline void check_machine(const machine_spec& m, const valid_bases& b, validatio
     }
 }
 
+// The RT and fair-server settings, with the limits the kernel's handlers enforce
+// (sched_rt_global_validate(), sched_rr_handler(), sched_fair_server_write()).
+inline void check_rt_machine(const machine_spec& m, const valid_bases& b, validation& v) {
+    constexpr duration max_rt_runtime = duration{4} * 3600 * nsec_per_sec; // MAX_BW, ~4 h
+    const duration period = m.sched_rt_period.value_or(nsec_per_sec);
+    bool period_ok = true;
+    if (m.sched_rt_period) {
+        period_ok = false;
+        if (period <= 0)
+            reject(v, "machine.sched_rt_period", format_duration(period) + " is not positive");
+        else if (period % nsec_per_usec != 0)
+            reject(v, "machine.sched_rt_period",
+                   format_duration(period) + " is not a whole number of microseconds "
+                                             "(sched_rt_period_us)");
+        else if (period / nsec_per_usec > 2'147'483'647)
+            reject(v, "machine.sched_rt_period",
+                   format_duration(period) + " is beyond sched_rt_period_us (an int)");
+        else
+            period_ok = true;
+    }
+    if (const auto r = m.sched_rt_runtime; r && *r != runtime_inf) {
+        if (*r < 0)
+            reject(v, "machine.sched_rt_runtime",
+                   format_duration(*r) + " is negative; \"unlimited\" (or -1) disables the limit");
+        else if (*r % nsec_per_usec != 0)
+            reject(v, "machine.sched_rt_runtime",
+                   format_duration(*r) + " is not a whole number of microseconds "
+                                         "(sched_rt_runtime_us)");
+        else if (period_ok && *r > period)
+            reject(v, "machine.sched_rt_runtime",
+                   format_duration(*r) + " is above machine.sched_rt_period (" +
+                       format_duration(period) + ")");
+        else if (*r > max_rt_runtime)
+            reject(v, "machine.sched_rt_runtime", format_duration(*r) + " is above MAX_BW (4 h)");
+        else if (*r == 0 && m.rt_group_sched)
+            reject(v, "machine.sched_rt_runtime",
+                   "0s with rt_group_sched: the root group may not run RT tasks without runtime "
+                   "(tg_rt_schedulable() refuses it)");
+    }
+    if (const auto s = m.sched_rr_timeslice) {
+        if (*s <= 0)
+            reject(v, "machine.sched_rr_timeslice", format_duration(*s) + " is not positive");
+        else if (*s % nsec_per_msec != 0)
+            reject(v, "machine.sched_rr_timeslice",
+                   format_duration(*s) + " is not a whole number of milliseconds "
+                                         "(sched_rr_timeslice_ms)");
+    }
+    const bool fair_server = b.kernel && m.kernel >= kernel_version{6, 12};
+    const std::array<std::pair<const char*, const std::optional<duration>&>, 2> server = {{
+        {"machine.fair_server_runtime", m.fair_server_runtime},
+        {"machine.fair_server_period", m.fair_server_period},
+    }};
+    for (const auto& [field, value] : server)
+        if (value && b.kernel && !fair_server)
+            reject(v, field,
+                   "the fair server exists from 6.12; the machine runs " + m.kernel.str());
+    if (fair_server) {
+        const duration sp = m.fair_server_period.value_or(nsec_per_sec);
+        const duration sr = m.fair_server_runtime.value_or(50 * nsec_per_msec);
+        constexpr duration dl_period_min = 100 * nsec_per_usec; // sched_deadline_period_min_us
+        constexpr duration dl_period_max =
+            (duration{1} << 22) * 1000; // sched_deadline_period_max_us
+        if (m.fair_server_period && (sp < dl_period_min || sp > dl_period_max))
+            reject(v, "machine.fair_server_period",
+                   format_duration(sp) + " is outside [" + format_duration(dl_period_min) + ", " +
+                       format_duration(dl_period_max) + "]");
+        else if (m.fair_server_runtime && (sr < 0 || sr > sp))
+            reject(v, "machine.fair_server_runtime",
+                   format_duration(sr) + " is outside [0s, the period " + format_duration(sp) +
+                       "] (0s disables the server)");
+    }
+}
+
 inline void check_run(const scenario& sc, const valid_bases& b, validation& v) {
     if (sc.length <= 0)
         reject(v, "length", format_duration(sc.length) + " is not positive");
@@ -481,6 +554,35 @@ inline void check_task_groups(const scenario& sc, const task_spec& t, const std:
     }
 }
 
+// rt_priority goes with SCHED_FIFO / SCHED_RR only (sched_setscheduler()'s EINVAL). Before
+// 5.10 RT_RUNTIME_SHARE was on by default (2586af1ac187 turned it off): a throttled CPU
+// borrowed runtime from the others, which the model does not do, so RT tasks under RT
+// bandwidth on more than one CPU are refused there.
+inline void check_rt_task(const scenario& sc, const task_spec& t, const std::string& at,
+                          const valid_bases& b, validation& v) {
+    const std::string policy = std::string{"policy \""} + policy_name(t.policy) + "\"";
+    if (rt_policy(t.policy)) {
+        if (t.rt_priority < 1 || t.rt_priority > 99)
+            reject(v, at + ".rt_priority",
+                   (t.rt_priority == 0 ? std::string{"missing"} : std::to_string(t.rt_priority)) +
+                       ": must be 1-99 for " + policy);
+        if (t.slice)
+            reject(v, at + ".slice", "is a fair-class setting; " + policy + " has none");
+        const machine_spec& m = sc.machine;
+        if (b.kernel && b.cpus && m.kernel < kernel_version{5, 10} && m.cpus > 1 &&
+            m.sched_rt_runtime.value_or(0) != runtime_inf)
+            reject(v, at + ".policy",
+                   "RT bandwidth before 5.10 shares runtime between CPUs (RT_RUNTIME_SHARE, "
+                   "on "
+                   "by default then), which is not modelled; use one CPU, 5.10 or later, or "
+                   "machine.sched_rt_runtime = \"unlimited\"");
+    } else if (t.rt_priority != 0) {
+        reject(v, at + ".rt_priority",
+               std::to_string(t.rt_priority) +
+                   ": only policies \"fifo\" and \"rr\" have one, not " + policy);
+    }
+}
+
 inline void check_task(const scenario& sc, std::size_t i, const valid_bases& b, validation& v) {
     const task_spec& t = sc.tasks[i];
     const std::string at = "tasks[" + std::to_string(i) + "]";
@@ -489,6 +591,7 @@ inline void check_task(const scenario& sc, std::size_t i, const valid_bases& b, 
                std::to_string(t.count) + " is outside [1, " + std::to_string(max_task_count) + "]");
     check_nice(at + ".nice", t.nice, v);
     check_task_groups(sc, t, at, v);
+    check_rt_task(sc, t, at, b, v);
 
     const bool affinity_ok = check_cpu_list(at + ".affinity", t.affinity, sc, b, v);
     const bool cpuset_ok = t.cpuset.empty() || sc.machine.cpusets.count(t.cpuset) != 0;
@@ -537,7 +640,8 @@ inline void check_task(const scenario& sc, std::size_t i, const valid_bases& b, 
     // The shortest gap a draw can give; an instance late even by it certainly never starts.
     const duration gap = t.stagger.type == distribution::kind::exponential ? 0 : t.stagger.a;
     if (gap > 0 && start_ok && b.length && t.after.empty()) {
-        // Instance k forks at start + k * gap at the earliest; one at or past the end never runs.
+        // Instance k forks at start + k * gap at the earliest; one at or past the end never
+        // runs.
         const duration late = (sc.length - t.start - 1) / gap + 1;
         if (late < t.count)
             warn(v, at + ".stagger",
@@ -557,7 +661,8 @@ inline void check_task(const scenario& sc, std::size_t i, const valid_bases& b, 
     if (t.slice) {
         if (b.kernel && sc.machine.kernel < kernel_version{6, 12})
             reject(v, at + ".slice",
-                   "custom slices (sched_setattr() sched_runtime) exist from 6.12; the machine "
+                   "custom slices (sched_setattr() sched_runtime) exist from 6.12; the "
+                   "machine "
                    "runs " +
                        sc.machine.kernel.str());
         if (*t.slice <= 0)
@@ -658,6 +763,7 @@ inline validation check_scenario(const scenario& sc) {
     validation v;
     const detail::valid_bases b(sc);
     detail::check_machine(sc.machine, b, v);
+    detail::check_rt_machine(sc.machine, b, v);
     detail::check_cpusets(sc, b, v);
     detail::check_cgroups(sc, b, v);
     detail::check_run(sc, b, v);

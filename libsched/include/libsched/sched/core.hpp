@@ -5,9 +5,11 @@
 // small environment: the event engine's clock and timers, a trace sink, and task_hooks for what
 // runs above the scheduler.
 #include <libsched/des/timer.hpp>
+#include <libsched/sched/deadline.hpp>
 #include <libsched/sched/fair.hpp>
 #include <libsched/sched/idle.hpp>
 #include <libsched/sched/load_balance.hpp>
+#include <libsched/sched/rt.hpp>
 #include <libsched/sched/stop.hpp>
 #include <libsched/sched/task_group.hpp>
 #include <libsched/sched/topology.hpp>
@@ -44,7 +46,8 @@ protected:
 
 // The core scheduler over Hooks (task_hooks, or a model's own final type, which spares
 // an indirect call per switch and tick).
-template <class Hooks> class basic_core final : private balance_ops {
+template <class Hooks>
+class basic_core final : private balance_ops, private rt_ops, private dl_timer_ops {
 public:
     // Order among simultaneous events: the tick sees wakeups and bursts ending at its
     // instant; a reschedule comes after the tick that asked for it.
@@ -56,7 +59,7 @@ public:
     basic_core(des::simulator& sim, const fair_params& params, const machine_costs& costs,
                const cpu_topology& topo, Hooks& hooks, trace_sink trace = {})
         : sim_(sim), costs_(costs), hooks_(hooks), trace_(std::move(trace)), fair_(params),
-          stop_(topo.nr_cpus()) {
+          stop_(topo.nr_cpus()), rt_period_timer_(sim, tick_order, {this, 0}) {
         std::vector<rq*> rqs;
         for (int c = 0; c < topo.nr_cpus(); ++c) {
             auto cs = std::make_unique<cpu_state>(sim, c, this, params);
@@ -65,15 +68,20 @@ public:
             cs->stopper.sched_class = &stop_;
             cs->stopper.comm = "migration/" + std::to_string(c);
             cs->stopper.cpu = c;
+            // sched_set_stop_task(): SCHED_FIFO at MAX_RT_PRIO - 1, above every RT task.
+            cs->stopper.policy = sched_policy::fifo;
+            cs->stopper.rt_priority = max_rt_prio - 1;
             rqs.push_back(&cs->runqueue);
             cpus_.push_back(std::move(cs));
         }
         groups_.push_back(std::make_unique<task_group>(rqs));
+        rt_ = std::make_unique<rt_sched_class>(params, rqs, static_cast<rt_ops&>(*this));
         if (topo.nr_cpus() > 1) {
             lb_ = std::make_unique<load_balancer>(topo, params, rqs,
                                                   static_cast<balance_ops&>(*this));
             placement_ = std::make_unique<select_task_rq_fair>(params, lb_->domains(), rqs);
             fair_.set_placement(placement_.get());
+            rt_->set_domains(&lb_->domains());
         }
     }
     basic_core(des::simulator& sim, const fair_params& params, const machine_costs& costs, int cpus,
@@ -90,6 +98,9 @@ public:
     rq& task_rq(const task& p) { return cpu_rq(p.cpu); }
     const rq& task_rq(const task& p) const { return cpu_rq(p.cpu); }
     fair_sched_class& fair() { return fair_; }
+    rt_sched_class& rt() { return *rt_; }
+    // 6.12+ with RT tasks: the CPUs' fair servers (nullptr otherwise).
+    const fair_server* dl_servers() const { return server_.get(); }
     // The load balancer (nullptr on one CPU): its domains and counters.
     const load_balancer* balancer() const { return lb_.get(); }
 
@@ -129,14 +140,31 @@ public:
             c->tick.start(params().tun.tick_nsec);
     }
 
-    // sched_fork(): a new task joins the fair class on `cpu` (__set_task_cpu(), no
-    // migration counted), with the weight of its nice and policy.
+    // sched_fork(): a new task joins its policy's class on `cpu` (__set_task_cpu(), no
+    // migration counted): SCHED_FIFO / SCHED_RR the RT class at 99 - rt_priority
+    // (__sched_fork() gives it a full RR slice), the others the fair class with the weight
+    // of their nice and policy. On 6.12+ the first RT task brings in the fair servers:
+    // without RT tasks they would only follow the fair tasks' runtime in the background
+    // (a fair task never starves behind another class), so a run without any leaves them
+    // out and has no events for them.
     void sched_fork(task& p, int cpu) {
         if (p.sched_task_group == nullptr)
             p.sched_task_group = &root_task_group();
-        p.sched_class = &fair_;
         p.se.load = task_load_weight(p.nice, p.policy == sched_policy::idle);
         p.se.idle = p.policy == sched_policy::idle;
+        if (rt_policy(p.policy)) {
+            p.sched_class = rt_.get();
+            rt_->sched_fork(p);
+            if (params().since(6, 12) && !server_) {
+                server_ = std::make_unique<fair_server>(params(), nr_cpus(),
+                                                        static_cast<dl_timer_ops&>(*this));
+                fair_.set_dl_server(server_.get());
+                for (auto& c : cpus_)
+                    sync_fair_server(c->runqueue);
+            }
+        } else {
+            p.sched_class = &fair_;
+        }
         set_task_rq(p, cpu);
     }
 
@@ -151,11 +179,14 @@ public:
         p.state = task_state::runnable;
         trace(trace_kind::sched_wakeup_new, p);
         p.sched_class->task_fork(r, p);
-        post_init_entity_util_avg(p); // on the chosen CPU, before the first enqueue
+        if (p.sched_class == &fair_)
+            post_init_entity_util_avg(p); // on the chosen CPU, before the first enqueue
         p.sched_class->enqueue_task(
             r, p, params().since(6, 12) ? enqueue_flags::initial : enqueue_flags::none);
+        sync_fair_server(r);
         activated(r);
         wakeup_preempt(r, p, wake_flags::fork);
+        task_woken(r, p);
         hrtick_start(r, *r.curr, true);
     }
 
@@ -186,8 +217,10 @@ public:
             if (has(wf, wake_flags::migrated))
                 ef = ef | enqueue_flags::migrated;
             p.sched_class->enqueue_task(r, p, ef);
+            sync_fair_server(r);
             activated(r);
             wakeup_preempt(r, p, wf);
+            task_woken(r, p);
             if (lb_)
                 lb_->idle_ended(r, now());
         }
@@ -219,9 +252,15 @@ public:
     // set_user_nice() (the caller has clamped the value as setpriority() does): nothing
     // if it does not change; otherwise dequeue with DEQUEUE_SAVE, reweight, enqueue with
     // ENQUEUE_RESTORE (a delayed task stays delayed), then the class is told.
+    // An RT task only takes the value (its static priority), which changes nothing until
+    // it returns to a fair policy.
     void set_user_nice(task& p, int nice) {
         if (nice == p.nice)
             return;
+        if (rt_policy(p.policy)) {
+            p.nice = nice;
+            return;
+        }
         rq& r = task_rq(p);
         update_rq_clock(r);
         const int old_nice = p.nice;
@@ -361,8 +400,10 @@ private:
         update_rq_clock(dst);
         p.migrating = true;
         p.sched_class->dequeue_task(src, p, dequeue_flags::none);
+        sync_fair_server(src);
         set_task_cpu(p, dst.cpu);
         p.sched_class->enqueue_task(dst, p, enqueue_flags::none);
+        sync_fair_server(dst);
         p.migrating = false;
         activated(dst);
         wakeup_preempt(dst, p, wake_flags::none);
@@ -430,6 +471,83 @@ private:
         return !is_idle_task(r, t) && t.sched_class != &stop_;
     }
 
+    // ---- what the RT class and the fair server ask (rt_ops, dl_timer_ops) ----
+
+    // start_rt_bandwidth(): hrtimer_forward_now(timer, 0) puts the expiry a resolution
+    // (1 ns) after now; the period grid starts there.
+    void start_rt_bandwidth() override {
+        if (rt_period_timer_.active())
+            return;
+        rt_period_timer_.forward(now(), 1);
+        rt_period_timer_.start(rt_period_timer_.expires());
+    }
+
+    // sched_rt_period_timer(): forward by whole periods, each CPU's RT queue paid back
+    // (do_sched_rt_period_timer()); the timer stops once a pass finds nothing to do.
+    void on_rt_period(std::uint64_t) {
+        bool idle = false;
+        for (;;) {
+            const std::uint64_t overrun = rt_period_timer_.forward(now(), params().tun.rt_period);
+            if (overrun == 0)
+                break;
+            idle = true;
+            for (auto& c : cpus_) {
+                rq& r = c->runqueue;
+                const bool busy = r.rt.rt_time != 0 || r.rt.rt_nr_running != 0;
+                if (busy)
+                    update_rq_clock(r);
+                if (rt_->do_sched_rt_period_timer(r, overrun))
+                    idle = false;
+                if (r.rt.rt_throttled)
+                    idle = false;
+                if (busy)
+                    maybe_resched(r);
+            }
+        }
+        if (!idle)
+            rt_period_timer_.start(rt_period_timer_.expires());
+    }
+
+    void resched_cpu(rq& r) override {
+        resched_curr(r);
+        maybe_resched(r);
+    }
+
+    sim_time dl_timer_now() const override { return now(); }
+    bool dl_timer_queued(int cpu) const override {
+        return cpus_[static_cast<std::size_t>(cpu)]->dl_timer.active();
+    }
+    void dl_timer_start(int cpu, sim_time act) override {
+        cpus_[static_cast<std::size_t>(cpu)]->dl_timer.start(std::max(act, now()));
+    }
+    void dl_timer_cancel(int cpu) override {
+        cpus_[static_cast<std::size_t>(cpu)]->dl_timer.cancel();
+    }
+
+    void on_dl_timer(std::uint64_t cpu) {
+        rq& r = cpu_rq(static_cast<int>(cpu));
+        update_rq_clock(r);
+        server_->dl_server_timer(r);
+        maybe_resched(r);
+    }
+
+    // dl_server_start() when the CPU's first fair task is enqueued, dl_server_stop() when
+    // its last leaves (enqueue_task_fair(), dequeue_entities()); 6.12+ with RT tasks.
+    void sync_fair_server(rq& r) {
+        if (!server_)
+            return;
+        if (r.cfs.h_nr_queued > 0 && !server_->active(r))
+            server_->dl_server_start(r);
+        else if (r.cfs.h_nr_queued == 0 && server_->active(r))
+            server_->dl_server_stop(r);
+    }
+
+    // task_woken(): only the RT class has one (task_woken_rt()).
+    void task_woken(rq& r, task& p) {
+        if (p.sched_class == rt_.get())
+            rt_->task_woken(r, p);
+    }
+
     void on_tick(std::uint64_t cpu) { sched_tick(cpu_rq(static_cast<int>(cpu))); }
     void on_hrtick(std::uint64_t cpu) { hrtick(cpu_rq(static_cast<int>(cpu))); }
     void on_resched(std::uint64_t cpu) {
@@ -447,13 +565,15 @@ private:
               hrtick(sim, tick_order, {self, static_cast<std::uint64_t>(cpu)}),
               resched(sim, resched_order, {self, static_cast<std::uint64_t>(cpu)}),
               ilb(sim, resched_order, {self, static_cast<std::uint64_t>(cpu)}),
-              stop_work(sim, resched_order, {self, static_cast<std::uint64_t>(cpu)}) {}
+              stop_work(sim, resched_order, {self, static_cast<std::uint64_t>(cpu)}),
+              dl_timer(sim, tick_order, {self, static_cast<std::uint64_t>(cpu)}) {}
         rq runqueue;
         cpu_timer<&basic_core::on_tick> tick;
         cpu_timer<&basic_core::on_hrtick> hrtick; // HRTICK: the running task's slice end
         cpu_timer<&basic_core::on_resched> resched;
         cpu_timer<&basic_core::on_ilb> ilb;             // the NOHZ balance kick's IPI
         cpu_timer<&basic_core::on_stop_work> stop_work; // the stopper, once it runs
+        cpu_timer<&basic_core::on_dl_timer> dl_timer;   // the fair server's dl_timer
         task stopper;                                   // migration/N
         task* migration_pending = nullptr; // set_cpus_allowed_ptr()'s work for the stopper
         duration busy = 0;                 // wall time tasks ran, up to last_change
@@ -482,9 +602,16 @@ private:
             cpu_of(r).busy_irq += irq;
     }
 
+    // __schedule(), then the balance callbacks it queued (the RT class's push and pull).
+    void schedule(rq& r, bool preempt) {
+        do_schedule(r, preempt);
+        if (rt_->balance_callbacks(r))
+            maybe_resched(r);
+    }
+
     // __schedule(): a blocking or exiting task leaves the queue (a voluntary switch);
     // otherwise prev is preempted (involuntary). Counters move only if next != prev.
-    void schedule(rq& r, bool preempt) {
+    void do_schedule(rq& r, bool preempt) {
         update_rq_clock(r);
         hrtick_clear(r);
         task& prev = *r.curr;
@@ -495,9 +622,11 @@ private:
             if (prev.state == task_state::dead)
                 flags = flags | dequeue_flags::special;
             prev.sched_class->dequeue_task(r, prev, flags);
+            sync_fair_server(r);
             switch_count = &prev.nvcsw;
         }
         task& next = pick_next_task(r, prev);
+        sync_fair_server(r);    // the pick may have dequeued delayed tasks for good
         r.need_resched = false; // clear_tsk_need_resched(prev): after the pick, as the kernel
         hrtick_start(r, next, false);
         if (&next == &prev)
@@ -525,25 +654,53 @@ private:
             c.stop_work.start(now());
     }
 
-    // __pick_next_task(): the classes in order, stop > deadline > RT > fair > idle. With
-    // only fair tasks this is the kernel's fast path: the fair class picks, putting prev
-    // back if prev is its own; with nothing to run the CPU goes to its idle task.
-    // The stopper comes first when woken. A CPU about to go idle first tries to pull work
-    // (newidle_balance() from pick_next_task_fair()).
+    // __pick_next_task(): the classes in order, stop > deadline (the 6.12+ fair server) >
+    // RT > fair > idle. With only fair tasks this is the kernel's fast path: the fair class
+    // picks, putting prev back if prev is its own; with nothing to run the CPU goes to its
+    // idle task. The stopper comes first when woken. A prev of the RT class or above first
+    // lets the RT class pull (prev_balance() -> balance_rt()). A queued, unthrottled fair
+    // server picks a fair task (its server_pick_task) above the RT class; picking none, it
+    // yields its period. A CPU about to go idle first tries to pull work (newidle_balance()
+    // from pick_next_task_fair()).
     task& pick_next_task(rq& r, task& prev) {
-        if (task* stopper = stop_.pick_next_task(r, prev)) {
-            if (prev.sched_class == &fair_ ? cfs_rq_of(prev.se).curr == &prev.se : &prev != stopper)
-                prev.sched_class->put_prev_task(r, prev);
-            return *stopper;
-        }
-        task* next = fair_.pick_next_task(r, prev);
-        if (next == nullptr && lb_ && lb_->newidle_balance(r, now()))
+        if (prev.sched_class == rt_.get() || prev.sched_class == &stop_)
+            rt_->balance(r, prev);
+        task* next = stop_.pick_next_task(r, prev);
+        if (next == nullptr && server_ && server_->runnable(r)) {
             next = fair_.pick_next_task(r, prev);
+            if (next == nullptr)
+                server_->yield(r);
+        }
+        if (next == nullptr)
+            next = rt_->pick_next_task(r, prev);
+        if (next == nullptr) {
+            next = fair_.pick_next_task(r, prev);
+            if (next == nullptr && lb_ && lb_->newidle_balance(r, now()))
+                next = fair_.pick_next_task(r, prev);
+        }
         if (next == nullptr)
             next = idle_.pick_next_task(r, prev);
-        if (next != &prev && prev.sched_class != &fair_)
-            prev.sched_class->put_prev_task(r, prev);
+        put_prev_task(r, prev, *next);
         return *next;
+    }
+
+    // put_prev_task() of a prev that is not picked again, if its class has not put it
+    // already (the fair class's pick puts its own). Leaving idle, the idle time counts
+    // against the fair server (put_prev_task_idle()); entering it, it starts counting
+    // (set_next_task_idle()).
+    void put_prev_task(rq& r, task& prev, task& next) {
+        if (&next == &prev)
+            return;
+        if (prev.sched_class == &fair_) {
+            if (cfs_rq_of(prev.se).curr == &prev.se)
+                fair_.put_prev_task(r, prev);
+        } else {
+            prev.sched_class->put_prev_task(r, prev);
+        }
+        if (server_ && is_idle_task(r, prev))
+            server_->dl_server_update_idle_time(r, prev);
+        if (server_ && is_idle_task(r, next))
+            next.se.exec_start = r.clock_task;
     }
 
     // sched_tick(): account_process_tick() charges the whole tick to the running task's
@@ -635,6 +792,9 @@ private:
     fair_sched_class fair_;
     idle_sched_class idle_;
     stop_sched_class stop_;
+    std::unique_ptr<rt_sched_class> rt_; // over the run queues, made with them
+    std::unique_ptr<fair_server> server_;
+    des::timer<des::member_call<basic_core, &basic_core::on_rt_period>> rt_period_timer_;
     std::vector<std::unique_ptr<cpu_state>> cpus_;
     std::vector<std::unique_ptr<task_group>> groups_; // the root first, parents before children
     std::unique_ptr<load_balancer> lb_;

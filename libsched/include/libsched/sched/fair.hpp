@@ -4,6 +4,7 @@
 // by release. With task groups a task's entity sits under group entities (task_group.hpp);
 // the hierarchy walks (for_each_sched_entity) are those of the kernel.
 #include <libsched/sched/cfs.hpp>
+#include <libsched/sched/deadline.hpp>
 #include <libsched/sched/eevdf.hpp>
 #include <libsched/sched/pelt.hpp>
 #include <libsched/sched/sched_class.hpp>
@@ -198,6 +199,8 @@ public:
         return (*placement_)(p, prev_cpu, this_cpu, has(flags, wake_flags::fork));
     }
     void set_placement(select_task_rq_fair* placement) { placement_ = placement; }
+    // 6.12+: the CPUs' fair server, charged for what fair tasks run.
+    void set_dl_server(dl_server_account* server) { server_ = server; }
 
     // balance_fair(): work to run here (newly-idle balancing comes with the multi-CPU model).
     bool balance(rq& r, task& prev) override {
@@ -333,6 +336,8 @@ public:
             return;
         curr->exec_start = r.clock_task;
         curr->sum_exec_runtime += delta;
+        if (server_ != nullptr && entity_is_task(*curr))
+            server_->dl_server_update(r, delta); // 6.12+, whether the server runs it or not
         curr->vruntime += p_.delta_fair(static_cast<u64>(delta), *curr);
         if (!p_.eevdf()) {
             update_min_vruntime(q);
@@ -731,6 +736,7 @@ private:
 
     fair_params p_;
     select_task_rq_fair* placement_ = nullptr;
+    dl_server_account* server_ = nullptr;
 };
 
 } // namespace libsched

@@ -9,6 +9,7 @@ enum class enqueue_flags : unsigned {
     none = 0,
     wakeup = 0x01,
     restore = 0x02,
+    head = 0x10, // ENQUEUE_HEAD: the RT class queues at the head of the list
     migrated = 0x40,
     initial = 0x80,
     delayed = 0x200,

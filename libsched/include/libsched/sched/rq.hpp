@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <libsched/sched/cfs_rq.hpp>
 #include <libsched/sched/fair_params.hpp>
+#include <libsched/sched/rt_rq.hpp>
 #include <libsched/sched/task.hpp>
 
 namespace libsched {
@@ -18,6 +19,7 @@ using cfs_task_list = boost::intrusive::list<
 struct rq {
     int cpu = 0;
     cfs_rq cfs;
+    struct rt_rq rt;
     task* curr = &idle;         // the running task, idle when nothing else runs
     bool need_resched = false;  // TIF_NEED_RESCHED on curr
     bool hrtick_active = false; // hrtimer_active(&rq->hrtick_timer): the HRTICK is pending
@@ -50,9 +52,11 @@ inline bool is_idle_task(const rq& r, const task& t) {
     return &t == &r.idle;
 }
 
-// rq->nr_running: the runnable tasks of every class (the fair class's are all there is).
+// rq->nr_running: the runnable tasks of every class: the fair class's and the RT class's
+// while its queue is not throttled (enqueue_top_rt_rq() / dequeue_top_rt_rq()). The
+// stopper is left out (the callers that care say so).
 inline unsigned nr_running(const rq& r) {
-    return r.cfs.h_nr_queued;
+    return r.cfs.h_nr_queued + (r.rt.rt_queued ? r.rt.rt_nr_running : 0u);
 }
 
 // idle_cpu(): nothing runs and nothing waits.

@@ -8,8 +8,8 @@
 namespace libsched {
 
 // Highest first: a runnable task of an earlier class always runs before one of a later
-// class (stop > deadline, with the 6.12+ fair server > RT > fair > idle). The model has the
-// fair and idle classes; the others take their places here when they come.
+// class (stop > deadline, with the 6.12+ fair server > RT > fair > idle). The deadline class
+// is there only as the fair server (sched/deadline.hpp), which the core asks directly.
 enum class sched_class_rank { stop, deadline, rt, fair, idle };
 
 class sched_class {

@@ -3,6 +3,7 @@
 // the counters user space reads. Workload behaviour lives in model/, not here.
 #include <libsched/sched/sched_entity.hpp>
 #include <libsched/sched/sched_policy.hpp>
+#include <libsched/sched/sched_rt_entity.hpp>
 #include <string>
 #include <vector>
 
@@ -26,12 +27,14 @@ struct prev_cputime {
 
 struct task {
     sched_entity se;
+    sched_rt_entity rt;
     class sched_class* sched_class = nullptr;
     int pid = 0;
     std::string comm; // the name tracepoints print
     int cpu = 0;      // task_cpu()
     int nice = 0;     // effective (clamped) nice
     sched_policy policy = sched_policy::normal;
+    int rt_priority = 0; // SCHED_FIFO / SCHED_RR: 1 (lowest) .. 99; 0 for the fair policies
     task_state state = task_state::not_started;
     std::vector<bool> cpus_allowed; // empty = every CPU
     int recent_used_cpu = -1;       // wakeup placement's second choice after prev
@@ -49,9 +52,22 @@ struct task {
     std::uint64_t nvcsw = 0;        // voluntary context switches
     std::uint64_t nivcsw = 0;       // involuntary
 
-    task() { se.owner = this; }
+    task() {
+        se.owner = this;
+        rt.owner = this;
+    }
     task(const task&) = delete;
     task& operator=(const task&) = delete;
+
+    // p->nr_cpus_allowed
+    int nr_cpus_allowed(int nr_cpus) const {
+        if (cpus_allowed.empty())
+            return nr_cpus;
+        int n = 0;
+        for (bool b : cpus_allowed)
+            n += b ? 1 : 0;
+        return n;
+    }
 
     bool allowed_on(int c) const {
         return cpus_allowed.empty() ||
@@ -59,5 +75,15 @@ struct task {
                 cpus_allowed[static_cast<std::size_t>(c)]);
     }
 };
+
+// MAX_RT_PRIO, DEFAULT_PRIO (include/linux/sched/prio.h)
+inline constexpr int max_rt_prio = 100;
+inline constexpr int default_prio = max_rt_prio + 20;
+
+// p->prio as normal_prio() gives it (no priority inheritance is modelled): 99 - rt_priority
+// for SCHED_FIFO / SCHED_RR (0 the highest), 120 + nice otherwise.
+inline int task_prio(const task& p) {
+    return rt_policy(p.policy) ? max_rt_prio - 1 - p.rt_priority : default_prio + p.nice;
+}
 
 } // namespace libsched

@@ -37,6 +37,9 @@ inline std::optional<std::string> unsupported_hz(int hz) {
     return std::to_string(hz) + " is not a CONFIG_HZ choice (" + supported_hz_text() + ")";
 }
 
+// RUNTIME_INF: sched_rt_runtime_us = -1, no RT bandwidth limit.
+inline constexpr duration runtime_inf = -1;
+
 struct sched_tunables {
     int hz = 250;                            // CONFIG_HZ
     duration tick_nsec = nsec_per_sec / 250; // TICK_NSEC
@@ -54,7 +57,28 @@ struct sched_tunables {
     // at most this many tasks examined per pass (sysctl_sched_nr_migrate).
     duration migration_cost = 500'000;
     unsigned nr_migrate = 32;
+    // RT (kernel/sched/rt.c): sched_rt_period_us and sched_rt_runtime_us as ns (-1,
+    // RUNTIME_INF: no limit), and sched_rr_timeslice in jiffies (RR_TIMESLICE, 100 ms).
+    duration rt_period = 1'000'000'000;
+    duration rt_runtime = 950'000'000;
+    unsigned rr_timeslice = 25;
+    // 6.12+: the fair server's reservation (fair_server_init() / dl_server_apply_params()).
+    duration fair_server_runtime = 50'000'000;
+    duration fair_server_period = 1'000'000'000;
+    // CONFIG_RT_GROUP_SCHED, a kernel configuration the RT class reads with its tunables:
+    // from 6.12 (5f6bd380c7bd) RT bandwidth throttles only with it.
+    bool rt_group_sched = false;
 };
+
+// RR_TIMESLICE (include/linux/sched/rt.h): 100 ms in jiffies.
+inline constexpr unsigned rr_timeslice_jiffies(int hz) {
+    return static_cast<unsigned>(100 * hz / 1000);
+}
+
+// msecs_to_jiffies(), rounding up (sched_rr_handler() takes sched_rr_timeslice_ms so).
+inline constexpr unsigned msecs_to_jiffies(u64 ms, int hz) {
+    return static_cast<unsigned>((ms * static_cast<u64>(hz) + 999) / 1000);
+}
 
 // get_update_sysctl_factor(): cpus = min(online, 8).
 inline constexpr unsigned sysctl_factor(tunable_scaling s, int online_cpus) {
@@ -89,6 +113,7 @@ inline constexpr sched_tunables default_tunables(kernel_version v, int online_cp
     t.wakeup_granularity = 1'000'000 * static_cast<duration>(t.factor);
     t.idle_min_granularity = 750'000;
     t.nr_latency = static_cast<unsigned>((t.latency + t.min_granularity - 1) / t.min_granularity);
+    t.rr_timeslice = rr_timeslice_jiffies(hz);
     return t;
 }
 

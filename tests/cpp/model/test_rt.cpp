@@ -1,0 +1,356 @@
+// sched/rt.hpp and sched/deadline.hpp in whole runs: SCHED_FIFO / SCHED_RR against the
+// rules of rt.c, RT throttling (before 6.12, and with CONFIG_RT_GROUP_SCHED after), the
+// 6.12+ fair server, CPU-time conservation and RT placement on two CPUs. The expected
+// figures come from the mechanisms themselves: 950 ms of RT runtime per 1 s period leaves
+// the fair task the other 50 ms, give or take the tick at which the excess is seen; the
+// fair server's 50 ms budget per 1 s, deferred to its zero-laxity point, starts at 950 ms.
+#include "model_helpers.hpp"
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <libsched/model/simulate.hpp>
+#include <string>
+#include <vector>
+
+using namespace libsched;
+
+namespace {
+
+using model_test::burner;
+using model_test::find;
+using model_test::periodic;
+using model_test::run_one;
+
+constexpr duration ms = nsec_per_msec;
+constexpr duration us = nsec_per_usec;
+constexpr duration sec = nsec_per_sec;
+constexpr duration tick = 4 * ms; // HZ 250
+
+scenario machine(kernel_version k, int cpus = 1, duration length = 10 * sec) {
+    scenario sc;
+    sc.name = "rt";
+    sc.machine.cpus = cpus;
+    sc.machine.kernel = k;
+    sc.length = length;
+    return sc;
+}
+
+task_spec rt(const std::string& name, sched_policy policy, int prio) {
+    task_spec t = burner(name);
+    t.policy = policy;
+    t.rt_priority = prio;
+    return t;
+}
+
+// A SCHED_FIFO 50 burner beside a fair burner on one CPU, 10 s.
+scenario fifo_beside_fair(kernel_version k) {
+    scenario sc = machine(k);
+    sc.tasks = {rt("fifo", sched_policy::fifo, 50), burner("fair")};
+    return sc;
+}
+
+struct switch_in {
+    sim_time at;
+    int cpu;
+    std::string next;
+};
+
+// Every switch to a named task (not idle, not a stopper).
+std::vector<switch_in> switches(const scenario& sc) {
+    std::vector<switch_in> out;
+    run_options opt;
+    opt.trace = [&](const trace_event& e) {
+        if (e.kind == trace_kind::sched_switch && e.next_pid != 0 &&
+            e.next_comm.rfind("migration/", 0) != 0)
+            out.push_back({e.time, e.cpu, std::string{e.next_comm}});
+    };
+    simulate(sc, opt);
+    return out;
+}
+
+void check_conservation(const scenario& sc, const repetition_result& r) {
+    duration runtime = 0, busy = 0, irq = 0;
+    for (const task_result& t : r.tasks)
+        runtime += t.sum_exec_runtime;
+    for (const cpu_result& c : r.cpus) {
+        INFO("CPU " << c.cpu);
+        CHECK(c.busy + c.idle == sc.length);
+        busy += c.busy;
+        irq += c.irq;
+    }
+    CHECK(runtime + irq == busy);
+}
+
+// The fair burner's CPU time, the run checked for conservation.
+duration fair_runtime(const scenario& sc) {
+    const repetition_result r = run_one(sc);
+    check_conservation(sc, r);
+    return find(r, "fair").sum_exec_runtime;
+}
+
+} // namespace
+
+TEST_CASE("RT throttling leaves a fair burner 50 ms per 1 s before 6.12") {
+    for (const kernel_version k : {kernel_version{5, 15}, kernel_version{6, 6}}) {
+        INFO(k.str());
+        scenario sc = fifo_beside_fair(k);
+        const repetition_result r = run_one(sc);
+        check_conservation(sc, r);
+        // rt_time counts task-clock time (the tick IRQ is taken out) and its excess over
+        // 950 ms is seen at a tick; the excess is carried into the next period.
+        const duration fair = find(r, "fair").sum_exec_runtime;
+        CHECK(std::abs(fair - 10 * 50 * ms) <= 10 * tick);
+        CHECK(find(r, "fifo").sum_exec_runtime > 10 * 940 * ms);
+        // Per period: the fair task runs once the RT queue is throttled, near 950 ms in.
+        const auto sw = switches(sc);
+        int fair_ins = 0;
+        for (const switch_in& s : sw)
+            if (s.next == "fair") {
+                ++fair_ins;
+                const duration into = s.at % sec;
+                CHECK(into >= 945 * ms);
+                CHECK(into <= 960 * ms);
+            }
+        CHECK(fair_ins >= 9);
+        CHECK(fair_ins <= 11);
+    }
+}
+
+TEST_CASE("sched_rt_runtime unlimited starves the fair task before 6.12") {
+    scenario sc = fifo_beside_fair({5, 15});
+    sc.machine.sched_rt_runtime = runtime_inf;
+    CHECK(fair_runtime(sc) < 1 * ms);
+}
+
+TEST_CASE("6.12+: no RT throttling without rt_group_sched; the fair server gives 50 ms per 1 s") {
+    for (const kernel_version k : {kernel_version{6, 12}, kernel_version{6, 18}}) {
+        INFO(k.str());
+        scenario sc = fifo_beside_fair(k);
+        // A runtime that would leave 100 ms per period if it throttled.
+        sc.machine.sched_rt_runtime = 900 * ms;
+        CHECK(std::abs(fair_runtime(sc) - 10 * 50 * ms) <= 10 * tick);
+        // The server waits for its zero-laxity point, 950 ms after its period started (the
+        // fair task's first enqueue at 0), then runs the fair task in one burst.
+        const auto sw = switches(sc);
+        sim_time first = -1;
+        for (const switch_in& s : sw)
+            if (s.next == "fair" && s.at > 10 * ms) {
+                first = s.at;
+                break;
+            }
+        CHECK(first >= 950 * ms);
+        CHECK(first <= 950 * ms + 20 * us);
+    }
+}
+
+TEST_CASE("6.12+ with rt_group_sched the root group's RT runtime throttles again") {
+    scenario sc = fifo_beside_fair({6, 18});
+    sc.machine.rt_group_sched = true;
+    sc.machine.sched_rt_runtime = 900 * ms;
+    // 100 ms per period from throttling; the server's budget is then used in the background.
+    CHECK(std::abs(fair_runtime(sc) - 10 * 100 * ms) <= 10 * tick);
+    // At the default 950 ms the two give the same 50 ms.
+    sc.machine.sched_rt_runtime.reset();
+    CHECK(std::abs(fair_runtime(sc) - 10 * 50 * ms) <= 10 * tick);
+}
+
+TEST_CASE("two SCHED_RR tasks of equal priority alternate every RR slice") {
+    for (const int hz : {250, 1000}) {
+        INFO("HZ " << hz);
+        scenario sc = machine({6, 6}, 1, 2 * sec);
+        sc.machine.hz = hz;
+        sc.machine.sched_rt_runtime = runtime_inf;
+        sc.tasks = {rt("a", sched_policy::rr, 10), rt("b", sched_policy::rr, 10)};
+        const auto sw = switches(sc);
+        // 25 (or 100) ticks of 4 ms (1 ms): each switch is 100 ms after the one before,
+        // at the tick plus its IRQ and the resched latency.
+        std::vector<sim_time> at;
+        for (const switch_in& s : sw)
+            at.push_back(s.at);
+        REQUIRE(at.size() >= 19);
+        for (std::size_t i = 2; i < at.size(); ++i) {
+            INFO("switch " << i << " at " << at[i]);
+            CHECK(at[i] - at[i - 1] == 100 * ms);
+            CHECK(sw[i].next != sw[i - 1].next);
+        }
+        const repetition_result r = run_one(sc);
+        CHECK(std::abs(find(r, "a").sum_exec_runtime - find(r, "b").sum_exec_runtime) <= 100 * ms);
+        CHECK(find(r, "a").nivcsw >= 9);
+    }
+}
+
+TEST_CASE("sched_rr_timeslice sets the rotation") {
+    scenario sc = machine({6, 6}, 1, 1 * sec);
+    sc.machine.sched_rt_runtime = runtime_inf;
+    sc.machine.sched_rr_timeslice = 10 * ms;
+    sc.tasks = {rt("a", sched_policy::rr, 10), rt("b", sched_policy::rr, 10)};
+    const auto sw = switches(sc);
+    REQUIRE(sw.size() > 50);
+    CHECK(sw[5].at - sw[4].at == 12 * ms); // msecs_to_jiffies(10) = 3 jiffies at HZ 250
+}
+
+TEST_CASE("a higher SCHED_FIFO priority preempts at wakeup, an equal one does not") {
+    scenario sc = machine({5, 15}, 1, 2 * sec);
+    sc.machine.sched_rt_runtime = runtime_inf;
+    task_spec hog = rt("hog", sched_policy::fifo, 10);
+    task_spec waker = periodic("waker", 1 * ms, 9 * ms);
+    waker.policy = sched_policy::fifo;
+    SECTION("higher") {
+        waker.rt_priority = 20;
+        sc.tasks = {hog, waker};
+        const repetition_result r = run_one(sc);
+        // It runs 1 ms of each 10 ms and is never kept waiting beyond the resched latency.
+        CHECK(std::abs(find(r, "waker").sum_exec_runtime - 200 * ms) <= 2 * ms);
+        CHECK(find(r, "waker").wakeup_latency.max() <= 10 * us);
+        CHECK(find(r, "hog").nivcsw >= 190);
+    }
+    SECTION("equal") {
+        waker.rt_priority = 10;
+        sc.tasks = {hog, waker};
+        const repetition_result r = run_one(sc);
+        CHECK(find(r, "waker").sum_exec_runtime == 0);
+        CHECK(find(r, "hog").nivcsw == 0);
+    }
+}
+
+TEST_CASE("SCHED_FIFO tasks of one priority run until they block") {
+    scenario sc = machine({6, 6}, 1, 2 * sec);
+    sc.machine.sched_rt_runtime = runtime_inf;
+    task_spec a = periodic("a", 30 * ms, 20 * ms);
+    task_spec b = periodic("b", 30 * ms, 20 * ms);
+    a.policy = b.policy = sched_policy::fifo;
+    a.rt_priority = b.rt_priority = 30;
+    sc.tasks = {a, b};
+    const repetition_result r = run_one(sc);
+    check_conservation(sc, r);
+    CHECK(find(r, "a").nivcsw == 0);
+    CHECK(find(r, "b").nivcsw == 0);
+    CHECK(find(r, "a").nvcsw > 10);
+    // SCHED_RR with a 100 ms slice does the same for bursts shorter than the slice, and
+    // rotates longer ones.
+    a.policy = b.policy = sched_policy::rr;
+    a.behaviour.run = b.behaviour.run = 150 * ms;
+    sc.tasks = {a, b};
+    CHECK(find(run_one(sc), "a").nivcsw > 0);
+}
+
+TEST_CASE("renice of an RT task changes nothing in the RT class") {
+    scenario sc = machine({6, 6}, 1, 2 * sec);
+    sc.machine.sched_rt_runtime = runtime_inf;
+    task_spec a = rt("a", sched_policy::rr, 10);
+    a.renice = {{500 * ms, 19}};
+    sc.tasks = {a, rt("b", sched_policy::rr, 10)};
+    const repetition_result r = run_one(sc);
+    CHECK(std::abs(find(r, "a").sum_exec_runtime - find(r, "b").sum_exec_runtime) <= 100 * ms);
+    CHECK(find(r, "a").nice == 19);
+}
+
+TEST_CASE("two CPUs: one RT burner per CPU, the fair burners get what RT leaves") {
+    for (const kernel_version k :
+         {kernel_version{5, 15}, kernel_version{6, 6}, kernel_version{6, 18}}) {
+        INFO(k.str());
+        scenario sc = machine(k, 2);
+        sc.tasks = {rt("rt", sched_policy::fifo, 50), burner("fair")};
+        sc.tasks[0].count = 2;
+        sc.tasks[1].count = 2;
+        const repetition_result r = run_one(sc);
+        check_conservation(sc, r);
+        for (const char* name : {"rt.0", "rt.1"}) {
+            INFO(name);
+            CHECK(find(r, name).sum_exec_runtime >= 10 * 940 * ms);
+            CHECK(find(r, name).nr_migrations <= 1);
+        }
+        const duration fair =
+            find(r, "fair.0").sum_exec_runtime + find(r, "fair.1").sum_exec_runtime;
+        CHECK(std::abs(fair - 2 * 10 * 50 * ms) <= 2 * 10 * tick);
+    }
+}
+
+TEST_CASE("two CPUs: a woken RT task that finds its CPU busy with RT goes to the other") {
+    scenario sc = machine({6, 6}, 2, 2 * sec);
+    sc.machine.sched_rt_runtime = runtime_inf;
+    task_spec hog = rt("hog", sched_policy::fifo, 50);
+    hog.affinity = {0};
+    task_spec p = periodic("p", 2 * ms, 8 * ms);
+    p.policy = sched_policy::fifo;
+    p.rt_priority = 10;
+    p.affinity = {0, 1};
+    sc.tasks = {hog, p, burner("fair")};
+    sc.tasks[2].affinity = {1};
+    const repetition_result r = run_one(sc);
+    // p runs 2 ms of each 10 ms on CPU 1, above the fair task there.
+    CHECK(std::abs(find(r, "p").sum_exec_runtime - 400 * ms) <= 4 * ms);
+    CHECK(find(r, "p").wakeup_latency.max() <= 20 * us);
+    check_conservation(sc, r);
+}
+
+TEST_CASE("RT runs are deterministic") {
+    scenario sc = machine({6, 18}, 2, 3 * sec);
+    task_spec p = periodic("p", 2 * ms, 5 * ms);
+    p.policy = sched_policy::rr;
+    p.rt_priority = 5;
+    p.count = 3;
+    sc.tasks = {rt("rt", sched_policy::fifo, 50), p, burner("fair", 0, 2)};
+    const repetition_result a = run_one(sc);
+    const repetition_result b = run_one(sc);
+    REQUIRE(a.tasks.size() == b.tasks.size());
+    for (std::size_t i = 0; i < a.tasks.size(); ++i) {
+        CHECK(a.tasks[i].sum_exec_runtime == b.tasks[i].sum_exec_runtime);
+        CHECK(a.tasks[i].nvcsw == b.tasks[i].nvcsw);
+    }
+    CHECK(a.events == b.events);
+}
+
+// RT and fair tasks of every kind on four CPUs: random bursts, exits, renices and affinity
+// changes drive wakeup placement, push and pull, throttling and the fair server together.
+TEST_CASE("a mixed RT and fair load on four CPUs conserves CPU time and runs every RT task") {
+    for (const kernel_version k : {kernel_version{5, 15}, kernel_version{6, 6},
+                                   kernel_version{6, 12}, kernel_version{6, 18}}) {
+        INFO(k.str());
+        scenario sc = machine(k, 4, 4 * sec);
+        task_spec rnd = rt("rnd", sched_policy::fifo, 20);
+        rnd.count = 4;
+        rnd.behaviour.type = behaviour_spec::kind::random;
+        rnd.behaviour.run_dist = {distribution::kind::exponential, 3 * ms, 0};
+        rnd.behaviour.sleep_dist = {distribution::kind::uniform, 1 * ms, 12 * ms};
+        task_spec rr = rt("rr", sched_policy::rr, 20);
+        rr.count = 3;
+        rr.behaviour = {behaviour_spec::kind::periodic, 30 * ms, 20 * ms, {}, {}, {}};
+        rr.set_affinity = {{1 * sec, {2, 3}}, {2 * sec, {0, 1, 2, 3}}};
+        task_spec hi = rt("hi", sched_policy::fifo, 90);
+        hi.behaviour = {behaviour_spec::kind::periodic, 200 * us, 0, {}, {}, 1 * ms};
+        hi.exit_at = 3 * sec;
+        task_spec fair = burner("fair", 0, 5);
+        fair.renice = {{1500 * ms, 5}};
+        task_spec sleeper = periodic("sleeper", 2 * ms, 3 * ms, 2);
+        sc.tasks = {rnd, rr, hi, fair, sleeper, rt("hog", sched_policy::fifo, 10)};
+        sc.tasks[5].affinity = {1};
+        const repetition_result r = run_one(sc);
+        check_conservation(sc, r);
+        for (const task_result& t : r.tasks) {
+            INFO(t.name);
+            if (t.name.rfind("rnd", 0) == 0 || t.name.rfind("rr", 0) == 0 || t.name == "hi")
+                CHECK(t.sum_exec_runtime > 50 * ms);
+        }
+        // "hi" outranks all: it runs its 200 us every 1 ms on time, give or take a burst
+        // landing on a tick.
+        CHECK(std::abs(find(r, "hi").sum_exec_runtime - 3000 * 200 * us) <= 10 * ms);
+        const repetition_result again = run_one(sc);
+        CHECK(again.events == r.events);
+    }
+}
+
+TEST_CASE("a preempted SCHED_FIFO task keeps its place at the head of its list") {
+    // a runs, b waits behind it at the same priority; h preempts a every 10 ms. Each time h
+    // sleeps, a (still first in the list) runs again, never b; with SCHED_RR, b gets turns.
+    scenario sc = machine({6, 6}, 1, 2 * sec);
+    sc.machine.sched_rt_runtime = runtime_inf;
+    task_spec h = periodic("h", 1 * ms, 9 * ms);
+    h.policy = sched_policy::fifo;
+    h.rt_priority = 60;
+    sc.tasks = {rt("a", sched_policy::fifo, 30), rt("b", sched_policy::fifo, 30), h};
+    const repetition_result r = run_one(sc);
+    CHECK(find(r, "b").sum_exec_runtime == 0);
+    CHECK(find(r, "a").nivcsw >= 190);
+    sc.tasks[0].policy = sc.tasks[1].policy = sched_policy::rr;
+    CHECK(find(run_one(sc), "b").sum_exec_runtime > 800 * ms);
+}
