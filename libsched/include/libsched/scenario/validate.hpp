@@ -410,7 +410,6 @@ inline void check_cgroup(const scenario& sc, std::size_t i, const valid_bases& b
         if (g.shares || g.weight || g.weight_nice)
             reject(v, at + ".idle",
                    "an idle group takes the idle weight; the kernel refuses a weight for it");
-        reject(v, at + ".idle", "cpu.idle is not modelled yet");
     }
     for (const auto& [key, value] : {std::pair{".quota", g.quota}, std::pair{".period", g.period},
                                      std::pair{".burst", g.burst}})
