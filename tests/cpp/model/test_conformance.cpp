@@ -1277,7 +1277,7 @@ TEST_CASE("every feature and every machine override has a conformance test") {
                                   latency_ns, min_granularity_ns, wakeup_granularity_ns, features,
                                   cpusets, delta_mode, resched_latency_ns, irq_time_accounting,
                                   tick_irq_ns, nohz_idle, cgroup_version, autogroup,
-                                  smt_throughput] = machine_spec{};
+                                  shares_to_weight, smt_throughput] = machine_spec{};
     struct override_field {
         const char* name;
         std::vector<kernel_version> releases; // where it applies
