@@ -470,6 +470,33 @@ TEST_CASE("nohz_idle: only the event count changes for pinned tasks") {
     }
 }
 
+// Autogroup (sched_autogroup_enabled): tasks of the root cgroup that started a session
+// run in its autogroup, which weighs as one nice-0 task whatever its tasks' nice. A nice 0
+// and a nice 10 burner in two sessions share one CPU 50/50 with it on, by their weights
+// (1024 : 110) with it off; without sessions the switch changes nothing.
+const bool cov_autogroup = covers("autogroup", {"autogroup"}, sampled);
+TEST_CASE("autogroup: sessions weigh alike when on, the tasks' nice decides when off") {
+    for (const kernel_version k : sampled) {
+        INFO(k.str());
+        scenario sc = machine(k);
+        sc.length = 5 * nsec_per_sec;
+        sc.window_start = 1 * nsec_per_sec;
+        sc.tasks = {burner("a"), burner("b", 10)};
+        sc.machine.autogroup = true;
+        const repetition_result boot_on = run_one(sc);
+        sc.machine.autogroup = false;
+        require_same(boot_on, run_one(sc));
+        sc.tasks[0].session = "s1";
+        sc.tasks[1].session = "s2";
+        const repetition_result off = run_one(sc);
+        CHECK(find(off, "a").share == Approx(1024.0 / 1134).margin(0.005));
+        sc.machine.autogroup = true;
+        const repetition_result on = run_one(sc);
+        CHECK(find(on, "a").share == Approx(0.5).margin(0.005));
+        CHECK(find(on, "b").share == Approx(0.5).margin(0.005));
+    }
+}
+
 // SMT throughput (model/smt_work.hpp): CPU time is unaffected; work = runtime x f while the
 // sibling thread also runs. Two burners pinned to the two threads of one core run together
 // the whole time: window work = f x window runtime; unset, there is no work figure.
@@ -1296,6 +1323,7 @@ TEST_CASE("every feature and every machine override has a conformance test") {
         {"tick_irq_ns", sampled},
         {"nohz_idle", sampled},
         {"smt_throughput", sampled},
+        {"autogroup", sampled},
     };
     for (const override_field& o : overrides)
         for (const kernel_version v : o.releases) {
