@@ -500,6 +500,10 @@ TEST_CASE("every bundled scenario parses and validates") {
         if (entry.path().parent_path().filename() != "replays")
             continue;
         const measured_spec& m = sc.measured;
+        // A case its source reports no measurement of (the seed003 cpu.shares replays) has no
+        // [measured] table: its prediction is shown, nothing is judged.
+        if (m.source.empty() && m.share.empty() && m.ratio.empty() && !m.groups)
+            continue;
         if (m.groups) { // a replay states its tolerances, unless it is only shown
             CHECK((!m.judged || (m.tolerance.ratio && m.tolerance.jratio)));
             continue;
