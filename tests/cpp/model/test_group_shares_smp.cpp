@@ -179,3 +179,38 @@ TEST_CASE("cpu.idle is valid from 5.15 and takes no weight") {
     sc.cgroups[0].weight = 50;
     CHECK(fields(sc) == std::vector<std::string>{"cgroups[0].idle"});
 }
+
+TEST_CASE("a group's blocked load decays and its queue leaves the leaf list") {
+    // g's burner runs on CPU 1 for 1 s and exits; CPU 1 then idles while CPU 0 stays busy.
+    // Its queue's load leaves through removed load and decays in the blocked-load updates
+    // of CPU 1's idle balancing: by 4 s nothing is left, tg->load_avg is back to 0 and the
+    // queue is off the list. CPU 1 keeps its tick: the NOHZ kick that updates a tickless
+    // CPU's blocked load alone (NOHZ_STATS_KICK) is not modelled.
+    for (const kernel_version v : releases) {
+        INFO("kernel " << v.str());
+        scenario sc;
+        sc.machine.cpus = 2;
+        sc.machine.kernel = v;
+        sc.machine.nohz_idle = false;
+        sc.length = 5 * nsec_per_sec;
+        sc.cgroups = {cgroup("g")};
+        task_spec a = in_group(burner("a"), "g");
+        a.affinity = {1};
+        a.lifetime = 1 * nsec_per_sec;
+        task_spec b = burner("b");
+        b.affinity = {0};
+        sc.tasks = {a, b};
+        libsched::system s(sc, 1);
+        s.run(nsec_per_sec / 2);
+        const task_group& g = *s.find_task("a")->sched_task_group;
+        const cfs_rq& q = *g.cfs_rq[1];
+        CHECK(q.on_list);
+        CHECK(g.load_avg > 900);
+        s.run(4 * nsec_per_sec);
+        CHECK(q.avg.load_avg == 0);
+        CHECK(q.tg_load_avg_contrib == 0);
+        CHECK(g.load_avg == 0);
+        CHECK_FALSE(q.on_list);
+        CHECK(g.se[1]->avg.load_avg == 0);
+    }
+}
