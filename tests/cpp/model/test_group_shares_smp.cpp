@@ -14,12 +14,18 @@ namespace {
 const std::vector<kernel_version> releases = {{5, 10}, {5, 15}, {6, 1},  {6, 6},
                                               {6, 8},  {6, 12}, {6, 15}, {6, 18}};
 
-scenario one_and_three(kernel_version v, int cpus) {
+// A machine of `cpus` CPUs running release v for `seconds`, its groups and tasks to come.
+scenario machine(kernel_version v, int cpus, int seconds, int window_start_s = 0) {
     scenario sc;
     sc.machine.cpus = cpus;
     sc.machine.kernel = v;
-    sc.length = 10 * nsec_per_sec;
-    sc.window_start = 2 * nsec_per_sec;
+    sc.length = seconds * nsec_per_sec;
+    sc.window_start = window_start_s * nsec_per_sec;
+    return sc;
+}
+
+scenario one_and_three(kernel_version v, int cpus) {
+    scenario sc = machine(v, cpus, 10, 2);
     sc.cgroups = {cgroup("a"), cgroup("b")};
     sc.tasks = {in_group(burner("x"), "a"), in_group(burner("y", 0, 3), "b")};
     return sc;
@@ -104,10 +110,7 @@ TEST_CASE("a group's load spread over 2 CPUs splits its shares by load") {
     // One group of 2 burners on 2 CPUs: one on each, each CPU's entity half the shares.
     for (const kernel_version v : releases) {
         INFO("kernel " << v.str());
-        scenario sc;
-        sc.machine.cpus = 2;
-        sc.machine.kernel = v;
-        sc.length = 6 * nsec_per_sec;
+        scenario sc = machine(v, 2, 6);
         sc.cgroups = {cgroup("g")};
         sc.cgroups[0].weight = 400; // 4096 shares
         sc.tasks = {in_group(burner("t", 0, 2), "g")};
@@ -125,11 +128,7 @@ TEST_CASE("cpu.idle: an idle group beside a normal one gets the idle weight's sh
     for (const kernel_version v : {kernel_version{5, 15}, kernel_version{6, 6},
                                    kernel_version{6, 12}, kernel_version{6, 18}}) {
         INFO("kernel " << v.str());
-        scenario sc;
-        sc.machine.cpus = 1;
-        sc.machine.kernel = v;
-        sc.length = 10 * nsec_per_sec;
-        sc.window_start = 1 * nsec_per_sec;
+        scenario sc = machine(v, 1, 10, 1);
         sc.cgroups = {cgroup("batch"), cgroup("web")};
         sc.cgroups[0].idle = true;
         sc.tasks = {in_group(burner("b", 0, 2), "batch"), in_group(burner("w"), "web")};
@@ -142,10 +141,7 @@ TEST_CASE("cpu.idle: an idle group beside a normal one gets the idle weight's sh
 }
 
 TEST_CASE("cpu.idle: the idle group's tasks count as idle, its entity is idle") {
-    scenario sc;
-    sc.machine.cpus = 1;
-    sc.machine.kernel = {6, 6};
-    sc.length = 2 * nsec_per_sec;
+    scenario sc = machine({6, 6}, 1, 2);
     sc.cgroups = {cgroup("batch")};
     sc.cgroups[0].idle = true;
     sc.tasks = {in_group(burner("b", 0, 2), "batch")};
@@ -188,11 +184,8 @@ TEST_CASE("a group's blocked load decays and its queue leaves the leaf list") {
     // CPU's blocked load alone (NOHZ_STATS_KICK) is not modelled.
     for (const kernel_version v : releases) {
         INFO("kernel " << v.str());
-        scenario sc;
-        sc.machine.cpus = 2;
-        sc.machine.kernel = v;
+        scenario sc = machine(v, 2, 5);
         sc.machine.nohz_idle = false;
-        sc.length = 5 * nsec_per_sec;
         sc.cgroups = {cgroup("g")};
         task_spec a = in_group(burner("a"), "g");
         a.affinity = {1};
