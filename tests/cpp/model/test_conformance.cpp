@@ -253,8 +253,8 @@ scenario mixed(kernel_version k) {
 
 } // namespace
 
-// =======================================================================================
-// Tunables and machine settings
+// ================================================================================// Tunables and
+// machine settings
 
 // EEVDF, two equal burners (update_deadline, update_curr): a turn starts 1 us after a tick
 // (resched_latency) and the request was renewed at that tick, so the running task reaches
@@ -467,6 +467,33 @@ TEST_CASE("nohz_idle: only the event count changes for pinned tasks") {
         const repetition_result off = run_one(sc);
         require_same(on, off);
         CHECK(on.events <= off.events);
+    }
+}
+
+// Autogroup (sched_autogroup_enabled): tasks of the root cgroup that started a session
+// run in its autogroup, which weighs as one nice-0 task whatever its tasks' nice. A nice 0
+// and a nice 10 burner in two sessions share one CPU 50/50 with it on, by their weights
+// (1024 : 110) with it off; without sessions the switch changes nothing.
+const bool cov_autogroup = covers("autogroup", {"autogroup"}, sampled);
+TEST_CASE("autogroup: sessions weigh alike when on, the tasks' nice decides when off") {
+    for (const kernel_version k : sampled) {
+        INFO(k.str());
+        scenario sc = machine(k);
+        sc.length = 5 * nsec_per_sec;
+        sc.window_start = 1 * nsec_per_sec;
+        sc.tasks = {burner("a"), burner("b", 10)};
+        sc.machine.autogroup = true;
+        const repetition_result boot_on = run_one(sc);
+        sc.machine.autogroup = false;
+        require_same(boot_on, run_one(sc));
+        sc.tasks[0].session = "s1";
+        sc.tasks[1].session = "s2";
+        const repetition_result off = run_one(sc);
+        CHECK(find(off, "a").share == Approx(1024.0 / 1134).margin(0.005));
+        sc.machine.autogroup = true;
+        const repetition_result on = run_one(sc);
+        CHECK(find(on, "a").share == Approx(0.5).margin(0.005));
+        CHECK(find(on, "b").share == Approx(0.5).margin(0.005));
     }
 }
 
@@ -1371,10 +1398,10 @@ TEST_CASE("every feature and every machine override has a conformance test") {
     [[maybe_unused]] const auto& [cpus, topology, online_cpus, hz, kernel, scaling, base_slice_ns,
                                   latency_ns, min_granularity_ns, wakeup_granularity_ns, features,
                                   cpusets, delta_mode, resched_latency_ns, irq_time_accounting,
-                                  tick_irq_ns, nohz_idle, cgroup_version, autogroup, smt_throughput,
-                                  sched_rt_runtime, sched_rt_period, sched_rr_timeslice,
-                                  rt_group_sched, fair_server_runtime, fair_server_period] =
-        machine_spec{};
+                                  tick_irq_ns, nohz_idle, cgroup_version, autogroup,
+                                  shares_to_weight, smt_throughput, sched_rt_runtime,
+                                  sched_rt_period, sched_rr_timeslice, rt_group_sched,
+                                  fair_server_runtime, fair_server_period] = machine_spec{};
     struct override_field {
         const char* name;
         std::vector<kernel_version> releases; // where it applies
@@ -1399,6 +1426,7 @@ TEST_CASE("every feature and every machine override has a conformance test") {
         {"rt_group_sched", from({6, 12})},
         {"fair_server_runtime", from({6, 12})},
         {"fair_server_period", from({6, 12})},
+        {"autogroup", sampled},
     };
     for (const override_field& o : overrides)
         for (const kernel_version v : o.releases) {

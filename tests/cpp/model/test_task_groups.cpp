@@ -1,7 +1,7 @@
 // Task groups (cgroups) and autogroups on one CPU, against closed-form shares: a group's
 // share of its parent is its weight over its siblings' weights, whatever the number of its
 // tasks, and nesting multiplies the fractions.
-#include "model_helpers.hpp"
+#include "group_helpers.hpp"
 #include <libsched/scenario/cgroups.hpp>
 #include <libsched/scenario/validate.hpp>
 
@@ -9,7 +9,8 @@ using namespace model_test;
 
 namespace {
 
-const std::vector<kernel_version> releases = {{5, 15}, {6, 6}, {6, 12}, {6, 18}};
+const std::vector<kernel_version> releases = {{5, 10}, {5, 15}, {6, 1},  {6, 6},
+                                              {6, 8},  {6, 12}, {6, 15}, {6, 18}};
 
 scenario one_cpu(kernel_version v, int cgroup_version = 2) {
     scenario sc;
@@ -19,25 +20,6 @@ scenario one_cpu(kernel_version v, int cgroup_version = 2) {
     sc.length = 10 * nsec_per_sec;
     sc.window_start = 1 * nsec_per_sec;
     return sc;
-}
-
-cgroup_spec cgroup(const std::string& name) {
-    cgroup_spec g;
-    g.name = name;
-    return g;
-}
-
-task_spec in_group(task_spec t, const std::string& group) {
-    t.cgroup = group;
-    return t;
-}
-
-const task_group_result& group(const repetition_result& r, const std::string& name) {
-    for (const task_group_result& g : r.task_groups)
-        if (g.name == name)
-            return g;
-    FAIL("no group " << name);
-    return r.task_groups.front();
 }
 
 // Shares of the window's one CPU are known to a tick's worth of rounding over the window.

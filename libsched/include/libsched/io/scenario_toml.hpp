@@ -193,6 +193,27 @@ inline std::optional<duration> read_quota(const toml::node& n, const std::string
     return read_duration(n, field);
 }
 
+// A Kubernetes CPU quantity, in millicores: "500m", "1.5", or a number of CPUs (2, 0.25).
+inline long long read_cpu_quantity(const toml::node& n, const std::string& field) {
+    std::string text;
+    if (const auto* s = n.as_string())
+        text = s->get();
+    else if (const auto* i = n.as_integer())
+        text = std::to_string(i->get());
+    else if (const auto* d = n.as_floating_point()) {
+        const double milli = d->get() * 1000;
+        if (milli >= 0 && milli < 1e12 && milli == static_cast<double>(std::llround(milli)))
+            return std::llround(milli);
+        throw scenario_error(field, "a CPU quantity needs at most three decimals (1.5, \"250m\")");
+    } else
+        throw scenario_error(field, "expected a CPU quantity such as \"500m\", \"2\" or 0.5");
+    if (const auto m = parse_cpu_quantity(text))
+        return *m;
+    throw scenario_error(field, "\"" + text +
+                                    "\" is not a CPU quantity: millicores (\"500m\") or CPUs "
+                                    "(\"2\", \"0.25\", at most three decimals)");
+}
+
 inline cgroup_spec read_cgroup(const toml::node& n, const std::string& field, read_log& log) {
     table_reader t(read_table(n, field), field, log);
     cgroup_spec g;
@@ -204,6 +225,21 @@ inline cgroup_spec read_cgroup(const toml::node& n, const std::string& field, re
     t.take_into("period", g.period, read_duration);
     t.take_into("burst", g.burst, read_duration);
     t.take_into("idle", g.idle, read_bool);
+    t.take_into("cpu_request", g.cpu_request, read_cpu_quantity);
+    // cpu_limit is written as the kubelet writes it: a quota over the 100 ms period
+    // (MilliCPUToQuota), so it is the quota and period keys.
+    std::optional<long long> limit;
+    const bool has_limit = t.take_into("cpu_limit", limit, read_cpu_quantity);
+    if (has_limit && limit && *limit != 0) {
+        if (g.quota || g.period)
+            log.attempt([&] {
+                throw scenario_error(t.field("cpu_limit"),
+                                     "cpu_limit gives the quota and period; not with quota or "
+                                     "period");
+            });
+        g.quota = milli_cpu_to_quota_us(*limit) * nsec_per_usec;
+        g.period = kubelet_quota_period_us * nsec_per_usec;
+    }
     t.reject_unknown();
     return g;
 }
@@ -332,6 +368,11 @@ inline machine_spec read_machine(const toml::node& n, const std::string& field, 
     t.take_into("rt_group_sched", m.rt_group_sched, read_bool);
     t.take_into("fair_server_runtime", m.fair_server_runtime, read_duration);
     t.take_into("fair_server_period", m.fair_server_period, read_duration);
+    t.take_into("shares_to_weight", m.shares_to_weight,
+                choice_reader<shares_to_weight_formula>(
+                    {{"log-quadratic", shares_to_weight_formula::log_quadratic},
+                     {"linear", shares_to_weight_formula::linear},
+                     {"systemd", shares_to_weight_formula::systemd}}));
     if (const toml::node* f = t.take("features"))
         log.attempt([&] {
             const std::string path = t.field("features");

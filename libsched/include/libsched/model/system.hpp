@@ -145,8 +145,11 @@ private:
             const std::string parent = cgroup_parent(path);
             task_group& pg = parent.empty() ? core_.root_task_group() : *cgroups_.at(parent);
             const cgroup_spec* g = find_cgroup(sc_, path);
-            cgroups_[path] =
-                &core_.sched_create_group(pg, path, g ? cgroup_shares(*g) : nice_0_load);
+            task_group& tg = core_.sched_create_group(
+                pg, path, g ? cgroup_shares(*g, sc_.machine) : nice_0_load);
+            if (g != nullptr && g->idle)
+                core_.sched_group_set_idle(tg, true); // cpu.idle = 1 after the mkdir
+            cgroups_[path] = &tg;
         }
     }
 

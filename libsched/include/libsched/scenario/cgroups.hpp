@@ -39,6 +39,18 @@ inline u64 cgroup_shares(const cgroup_spec& g) {
     return nice_0_load;
 }
 
+// The scaled shares on this machine: a cpu_request becomes cpu.shares (kubelet
+// MilliCPUToShares) and, on cgroup v2, cpu.weight by the runtime's formula; otherwise as
+// above.
+inline u64 cgroup_shares(const cgroup_spec& g, const machine_spec& m) {
+    if (!g.cpu_request)
+        return cgroup_shares(g);
+    const auto shares = static_cast<u64>(milli_cpu_to_shares(*g.cpu_request));
+    if (m.cgroup_version == 1)
+        return scale_load(shares);
+    return scale_load(sched_weight_from_cgroup(cpu_shares_to_weight(shares, m.shares_to_weight)));
+}
+
 // "web" for "web/api"; "" for a top-level group.
 inline std::string cgroup_parent(std::string_view path) {
     const auto slash = path.rfind('/');

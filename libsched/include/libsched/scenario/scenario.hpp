@@ -2,6 +2,7 @@
 // A scenario: the machine, the tasks and how to measure. Plain data; io/ reads it from
 // TOML, model/ runs it. All times are integer nanoseconds.
 #include <cstdint>
+#include <libsched/scenario/container_cpu.hpp>
 #include <libsched/sched/calc_delta.hpp>
 #include <libsched/sched/kernel_version.hpp>
 #include <libsched/sched/sched_policy.hpp>
@@ -96,6 +97,10 @@ struct cgroup_spec {
     std::optional<duration> period; // default 100 ms
     std::optional<duration> burst;  // default 0
     bool idle = false;              // cpu.idle = 1 (5.15+)
+    // A container's CPU request in millicores (a pod's resources.requests.cpu), written as
+    // the kubelet and the OCI runtime would: cpu.shares on v1, cpu.weight on v2 by the
+    // machine's shares_to_weight (scenario/container_cpu.hpp); not with shares or weight.
+    std::optional<long long> cpu_request;
 };
 
 // The autogroup of a session: /proc/PID/autogroup's nice (default 0).
@@ -140,6 +145,10 @@ struct machine_spec {
     // distribution kernels): tasks of the root cgroup that started a session run in its
     // autogroup.
     bool autogroup = true;
+    // How the OCI runtime turns the cpu.shares of a [[cgroups]] cpu_request into cgroup v2
+    // cpu.weight: runc >= 1.3.2 / crun >= 1.23 (log-quadratic, the default), older ones
+    // (linear), or systemd's CPUShares= rule.
+    shares_to_weight_formula shares_to_weight = shares_to_weight_formula::log_quadratic;
     // Optional, an assumption about the hardware: the throughput of an SMT thread while
     // another thread of its core also runs, relative to running alone (0 < f <= 1). CPU
     // time is unaffected (the kernel charges each thread alike); it yields a "work" figure

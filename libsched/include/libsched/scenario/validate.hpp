@@ -481,6 +481,17 @@ inline void check_cgroup(const scenario& sc, std::size_t i, const valid_bases& b
         reject(v, at + ".weight", std::to_string(*g.weight) + " is outside [1, 10000]");
     if (g.weight_nice && (*g.weight_nice < min_nice || *g.weight_nice > max_nice))
         reject(v, at + ".weight_nice", std::to_string(*g.weight_nice) + " is outside [-20, 19]");
+    if (g.cpu_request) {
+        if (*g.cpu_request < 0)
+            reject(v, at + ".cpu_request", std::to_string(*g.cpu_request) + "m is negative");
+        if (g.shares || g.weight || g.weight_nice)
+            reject(v, at + ".cpu_request",
+                   "cpu_request gives the group's cpu.shares or cpu.weight; not with shares, "
+                   "weight or weight_nice");
+        if (g.idle)
+            reject(v, at + ".cpu_request",
+                   "an idle group takes the idle weight; not with cpu_request");
+    }
     if (g.idle) {
         if (b.kernel && sc.machine.kernel < kernel_version{5, 15})
             reject(v, at + ".idle",
@@ -488,7 +499,6 @@ inline void check_cgroup(const scenario& sc, std::size_t i, const valid_bases& b
         if (g.shares || g.weight || g.weight_nice)
             reject(v, at + ".idle",
                    "an idle group takes the idle weight; the kernel refuses a weight for it");
-        reject(v, at + ".idle", "cpu.idle is not modelled yet");
     }
     for (const auto& [key, value] : {std::pair{".quota", g.quota}, std::pair{".period", g.period},
                                      std::pair{".burst", g.burst}})

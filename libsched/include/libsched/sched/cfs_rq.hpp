@@ -51,6 +51,15 @@ struct cfs_rq {
     // part of the group's load_avg as last published (update_tg_load_avg()).
     struct task_group* tg = nullptr;
     u64 tg_load_avg_contrib = 0;
+    // Group scheduling's PELT (fair.c): a group queue's load change waiting to reach the
+    // group entity above (propagate, prop_runnable_sum: add_tg_cfs_propagate()), when
+    // tg->load_avg last took this queue's part (6.7+ rate limit), whether the queue is on
+    // its rq's leaf list (update_blocked_averages() visits it), cpu.idle of its group.
+    bool propagate = false;
+    s64 prop_runnable_sum = 0;
+    sim_time last_update_tg_load_avg = -1'000'000; // the first update is never held back
+    bool on_list = false;
+    bool idle = false;
 
     // The tree is ordered by deadline (EEVDF) or by vruntime (old CFS): fair_params says.
     explicit cfs_rq(bool by_deadline = true) : tasks_timeline(by_deadline) {}

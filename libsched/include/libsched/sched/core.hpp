@@ -134,6 +134,16 @@ public:
         fair_.group_shares_changed(tg);
     }
 
+    // sched_group_set_idle() (cpu.idle, 5.15+): the group's queues and entities become idle
+    // (or not), then the group takes WEIGHT_IDLEPRIO (scale_load(3)) or NICE_0_LOAD as its
+    // shares, as the kernel does whatever cpu.shares / cpu.weight said.
+    void sched_group_set_idle(task_group& tg, bool idle) {
+        for (auto& c : cpus_)
+            update_rq_clock(c->runqueue);
+        fair_.group_set_idle(tg, idle);
+        sched_group_set_shares(tg, idle ? scale_load(weight_idleprio) : nice_0_load);
+    }
+
     // Every CPU's tick starts at the first tick period.
     void start() {
         for (auto& c : cpus_)

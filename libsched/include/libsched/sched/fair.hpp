@@ -33,7 +33,9 @@ public:
             requeue_delayed_entity(p.se);
             return;
         }
-        const unsigned idle = se_is_idle(p.se) ? 1u : 0u;
+        // A SCHED_IDLE task counts as idle on every level, any task as idle above an idle
+        // group's queue (5.15+, cfs_rq_is_idle()).
+        unsigned idle = se_is_idle(p.se) ? 1u : 0u;
         // A task still delayed arrives only when moved (6.12+: it stays delayed on its new
         // CPU until picked there) or restored after a save: it counts as delayed here.
         const unsigned delayed = p.se.sched_delayed ? 1u : 0u;
@@ -49,14 +51,20 @@ public:
             ++q.h_nr_queued;
             q.h_nr_idle += idle;
             q.h_nr_delayed += delayed;
+            if (q.idle)
+                idle = 1;
             flags = enqueue_flags::wakeup;
         }
         for (sched_entity& e : for_each_sched_entity(se)) {
-            ++cfs_rq_of(e).h_nr_queued;
-            cfs_rq_of(e).h_nr_idle += idle;
-            cfs_rq_of(e).h_nr_delayed += delayed;
-            update_load_avg(p_, cfs_rq_of(e), e, update_load_flags::update_tg);
+            cfs_rq& q = cfs_rq_of(e);
+            update_load_avg(p_, q, e, update_load_flags::update_tg);
+            se_update_runnable(e);
             update_cfs_group(e);
+            ++q.h_nr_queued;
+            q.h_nr_idle += idle;
+            q.h_nr_delayed += delayed;
+            if (q.idle)
+                idle = 1;
         }
         r.cfs_tasks.push_front(p.se); // account_entity_enqueue(): the task joins cfs_tasks
     }
@@ -307,18 +315,56 @@ public:
             }
     }
 
-    // update_cfs_group(): a group entity takes the weight its group's shares give it on its
-    // CPU; nothing for a task's entity, nor (6.12+) while the group's queue is empty, whose
-    // weight is then kept. The weight is the group's whole shares, as without CONFIG_SMP:
-    // calc_group_shares()'s split over the CPUs by load is not modelled yet, which on one CPU
-    // gives the same weight.
+    // sched_group_set_idle() (cpu.idle, 5.15+): on every CPU the group's queue becomes
+    // idle (or not), its entity with it (se_is_idle() of a group entity), and its queued
+    // non-idle tasks count as idle above it up to the next idle queue. The caller then
+    // sets the group's shares (WEIGHT_IDLEPRIO for an idle group, NICE_0_LOAD when not).
+    void group_set_idle(task_group& tg, bool idle) {
+        tg.idle = idle;
+        for (std::size_t c = 0; c < tg.cfs_rq.size(); ++c) {
+            cfs_rq& gq = *tg.cfs_rq[c];
+            if (gq.idle == idle)
+                continue;
+            gq.idle = idle;
+            tg.se[c]->idle = idle;
+            const auto n = static_cast<int>(gq.h_nr_queued - gq.h_nr_idle);
+            const int delta = idle ? n : -n;
+            for (sched_entity& e : for_each_sched_entity(tg.se[c])) {
+                if (!e.on_rq)
+                    break;
+                cfs_rq& q = cfs_rq_of(e);
+                q.h_nr_idle = static_cast<unsigned>(static_cast<int>(q.h_nr_idle) + delta);
+                if (q.idle)
+                    break;
+            }
+        }
+    }
+
+    // update_cfs_group(): a group entity takes the weight calc_group_shares() gives it on
+    // its CPU; nothing for a task's entity, nor (6.12+) while the group's queue is empty,
+    // whose weight is then kept.
     void update_cfs_group(sched_entity& se) {
         const cfs_rq* gq = group_cfs_rq(se);
         if (gq == nullptr || (p_.since(6, 12) && gq->load.weight == 0))
             return;
-        const u64 shares = gq->tg->shares;
+        const u64 shares = calc_group_shares(*gq);
         if (se.load.weight != shares)
             reweight_entity(cfs_rq_of(se), se, {shares, 0});
+    }
+
+    // calc_group_shares() (CONFIG_SMP): the group's shares split over its CPUs by load.
+    // This CPU's load is the larger of its queue's weight and load_avg, put in place of its
+    // published part of tg->load_avg, so that a queue that just got busy counts at once:
+    // shares * load / tg_weight, within [MIN_SHARES, shares].
+    static u64 calc_group_shares(const cfs_rq& gq) {
+        const auto tg_shares = static_cast<s64>(gq.tg->shares);
+        const auto load =
+            static_cast<s64>(std::max<u64>(scale_load_down(gq.load.weight), gq.avg.load_avg));
+        const s64 tg_weight = gq.tg->load_avg - static_cast<s64>(gq.tg_load_avg_contrib) + load;
+        s64 shares = tg_shares * load;
+        if (tg_weight != 0)
+            shares /= tg_weight;
+        return static_cast<u64>(std::clamp<s64>(shares, 2, tg_shares)); // MIN_SHARES
     }
 
     // ---- entity operations, on the queue they act on (public for tests) ----
@@ -380,10 +426,13 @@ public:
         if (!is_curr && renorm)
             se.vruntime += q.min_vruntime;
         update_load_avg(p_, q, se, update_load_flags::update_tg | update_load_flags::do_attach);
+        se_update_runnable(se);
         update_cfs_group(se); // a group entity's weight, which placement scales lag by
         if (!is_curr && p_.eevdf())
             eevdf::place_entity(p_, q, se, flags);
         account_entity_enqueue(q, se);
+        if (q.nr_queued == 1 && q.tg != nullptr && !q.tg->is_root())
+            q.on_list = true; // list_add_leaf_cfs_rq()
         if (!p_.eevdf() && has(flags, enqueue_flags::wakeup))
             cfs::place_entity(p_, q, se, false);
         if (!is_curr)
@@ -409,6 +458,7 @@ public:
         update_load_avg(p_, q, se,
                         migrating ? update_load_flags::update_tg | update_load_flags::do_detach
                                   : update_load_flags::update_tg);
+        se_update_runnable(se);
         if (p_.eevdf()) {
             eevdf::update_entity_lag(p_, q, se);
             if (p_.feat(feature::place_rel_deadline) && !sleep) {
@@ -498,9 +548,13 @@ private:
         if (!p_.eevdf()) {
             if (is_curr)
                 update_curr(q);
+            else
+                avg_vruntime_sub(q, se); // the tree's weighted sums follow, its order does not
             update_load_sub(q.load, old_w);
             reweight_load_avg(p_, q, se, lw);
             update_load_add(q.load, lw.weight);
+            if (!is_curr)
+                avg_vruntime_add(q, se);
             return;
         }
         if (!p_.since(6, 7)) {
@@ -565,7 +619,9 @@ private:
     bool dequeue_entities(sched_entity& first, dequeue_flags flags) {
         const bool task = entity_is_task(first);
         const unsigned h_nr = task ? 1u : first.my_q->h_nr_queued;
-        const unsigned idle = task && se_is_idle(first) ? 1u : 0u;
+        // As at the enqueue: idle above an idle group's queue (5.15+). A group entity
+        // dequeued by itself (6.12+: picked while delayed) has no task below it.
+        unsigned idle = task && se_is_idle(first) ? 1u : 0u;
         // A delayed task that leaves without finishing its sleep (moved, or saved) keeps its
         // flag but no longer counts here; finishing it (DEQUEUE_DELAYED) uncounts it itself.
         const unsigned delayed =
@@ -581,6 +637,8 @@ private:
             q.h_nr_queued -= h_nr;
             q.h_nr_idle -= idle;
             q.h_nr_delayed -= delayed;
+            if (q.idle)
+                idle = h_nr;
             if (q.load.weight != 0) { // the group keeps other entities: it stays queued
                 se = se->parent;
                 // A sleeping task's group is the next pick's bias (set_next_buddy()).
@@ -592,11 +650,15 @@ private:
             flags = (flags & (dequeue_flags::save | dequeue_flags::move)) | dequeue_flags::sleep;
         }
         for (sched_entity& e : for_each_sched_entity(se)) {
-            cfs_rq_of(e).h_nr_queued -= h_nr;
-            cfs_rq_of(e).h_nr_idle -= idle;
-            cfs_rq_of(e).h_nr_delayed -= delayed;
-            update_load_avg(p_, cfs_rq_of(e), e, update_load_flags::update_tg);
+            cfs_rq& q = cfs_rq_of(e);
+            update_load_avg(p_, q, e, update_load_flags::update_tg);
+            se_update_runnable(e);
             update_cfs_group(e);
+            q.h_nr_queued -= h_nr;
+            q.h_nr_idle -= idle;
+            q.h_nr_delayed -= delayed;
+            if (q.idle)
+                idle = h_nr;
         }
         if (task) { // account_entity_dequeue(): the task leaves cfs_tasks
             cfs_task_list& l = rq_of(cfs_rq_of(first)).cfs_tasks;
@@ -625,16 +687,27 @@ private:
             resched_curr(r);
     }
 
-    // set_delayed() / clear_delayed() (6.12+): counted on every level above.
+    // set_delayed() / clear_delayed() (6.12+): a delayed task counted on every level above.
+    // A group entity is delayed only with no task left below it: nothing to count.
     static void set_delayed(sched_entity& se) {
         se.sched_delayed = true;
+        if (!entity_is_task(se))
+            return;
         for (sched_entity& e : for_each_sched_entity(&se))
             ++cfs_rq_of(e).h_nr_delayed;
     }
     static void clear_delayed(sched_entity& se) {
         se.sched_delayed = false;
+        if (!entity_is_task(se))
+            return;
         for (sched_entity& e : for_each_sched_entity(&se))
             --cfs_rq_of(e).h_nr_delayed;
+    }
+
+    // se_update_runnable(): a group entity's runnable count follows its queue's.
+    void se_update_runnable(sched_entity& se) const {
+        if (!entity_is_task(se))
+            se.runnable_weight = cfs_rq_runnable(p_, *se.my_q);
     }
 
     void clear_buddies(cfs_rq& q, const sched_entity& se) const {

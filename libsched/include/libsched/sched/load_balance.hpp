@@ -732,6 +732,13 @@ private:
         return busiest;
     }
 
+    // The queue p would join on dst: its group's there (the CPU's own for the root group).
+    static const cfs_rq& dst_queue_of(const task& p, const rq& dst) {
+        if (p.sched_task_group == nullptr)
+            return dst.cfs;
+        return *p.sched_task_group->cfs_rq[static_cast<std::size_t>(dst.cpu)];
+    }
+
     // task_hot(): ran on its CPU within migration_cost (0.5 ms) and so still has its cache.
     bool task_hot(const task& p, const lb_env& env, sim_time now) const {
         (void)now;
@@ -758,9 +765,10 @@ private:
         if (p.se.sched_delayed && env.type != migration_type::load)
             return false;
         // 6.14 (873199d27bb2): a task that is ineligible here stays ineligible there, as it
-        // keeps its lag; it moves only once this level has failed to balance.
+        // keeps its lag; it moves only once this level has failed to balance. There is its
+        // group's queue on dst (task_is_ineligible_on_dst_cpu()).
         if (p_.since(6, 14) && env.sd.nr_balance_failed == 0 && p_.feat(feature::place_lag) &&
-            env.dst->cfs.nr_queued > 0 && !entity_eligible(cfs_rq_of(p.se), p.se))
+            dst_queue_of(p, *env.dst).nr_queued > 0 && !entity_eligible(cfs_rq_of(p.se), p.se))
             return false;
         if (!p.allowed_on(env.dst->cpu)) {
             env.some_pinned = true;

@@ -6,20 +6,23 @@
 // wakeup placement use (cpu_load, cpu_util_cfs, task_h_load...).
 //
 // The PELT clock is the rq's clock_task: capacity is symmetric (1024 on every CPU) and
-// there is no frequency invariance, so rq_clock_pelt() never runs slower than it. Without
-// task groups every entity is a task's on its CPU's queue; the functions are still written
-// per entity and per queue, as fair.c's, so that group entities can come later.
+// there is no frequency invariance, so rq_clock_pelt() never runs slower than it. With
+// task groups (CONFIG_FAIR_GROUP_SCHED) a group entity's signals follow its queue's:
+// load changes below propagate up (propagate_entity_load_avg()), each group queue
+// publishes its load in tg->load_avg (update_tg_load_avg()), which calc_group_shares()
+// (fair.hpp) divides the group's shares by.
 #include <algorithm>
 #include <libsched/sched/flags.hpp>
 #include <libsched/sched/rq.hpp>
 #include <libsched/sched/sched_avg.hpp>
+#include <libsched/sched/task_group.hpp>
 
 namespace libsched {
 
 // update_load_avg()'s flags (fair.c).
 enum class update_load_flags : unsigned {
     none = 0,
-    update_tg = 0x1,     // UPDATE_TG: refresh the task group's load (no task groups yet)
+    update_tg = 0x1,     // UPDATE_TG: publish the queue's load in its group's tg->load_avg
     skip_age_load = 0x2, // SKIP_AGE_LOAD: do not age the entity
     do_attach = 0x4,     // DO_ATTACH: attach a migrated (last_update_time 0) entity
     do_detach = 0x8,     // DO_DETACH: detach an entity leaving for another CPU
@@ -39,10 +42,13 @@ inline u64 se_weight(const sched_entity& se) {
     return scale_load_down(se.load.weight);
 }
 
-// se_runnable() of a task's entity: queued; 6.13+ (76f2f783294d) not while delayed.
+// se_runnable(): a task's entity is runnable while queued, a group entity counts its
+// queue's runnable tasks (runnable_weight); 6.13+ (76f2f783294d) neither while delayed.
 inline u64 se_runnable(const fair_params& fp, const sched_entity& se) {
     if (se.sched_delayed && fp.since(6, 13))
         return 0;
+    if (!entity_is_task(se))
+        return se.runnable_weight;
     return se.on_rq ? 1 : 0;
 }
 
@@ -107,7 +113,20 @@ void take_off(const fair_params& fp, u64& avg, Sum& sum, u64 d_avg, u64 d_sum, u
     sum = std::max(static_cast<u32>(sum), static_cast<u32>(avg * pelt_min_divider));
 }
 
+// add_positive(): add a signed delta, clamping at zero.
+template <class T> void add_positive(T& var, s64 delta) {
+    const s64 res = static_cast<s64>(var) + delta;
+    var = res < 0 ? T{0} : static_cast<T>(res);
+}
+
 } // namespace detail
+
+// add_tg_cfs_propagate(): a load change of q (attach, detach, removal) for the group
+// entity above to take at its next update.
+inline void add_tg_cfs_propagate(cfs_rq& q, s64 runnable_sum) {
+    q.propagate = true;
+    q.prop_runnable_sum += runnable_sum;
+}
 
 // enqueue_load_avg() / dequeue_load_avg(): an entity's load in its queue's.
 inline void enqueue_load_avg(cfs_rq& q, const sched_entity& se) {
@@ -136,6 +155,7 @@ inline void attach_entity_load_avg(cfs_rq& q, sched_entity& se) {
     q.avg.util_sum += se.avg.util_sum;
     q.avg.runnable_avg += se.avg.runnable_avg;
     q.avg.runnable_sum += se.avg.runnable_sum;
+    add_tg_cfs_propagate(q, static_cast<s64>(se.avg.load_sum));
 }
 
 // detach_entity_load_avg(): an entity leaves q's signals now.
@@ -145,6 +165,7 @@ inline void detach_entity_load_avg(const fair_params& fp, cfs_rq& q, const sched
     detail::take_off(fp, q.avg.util_avg, q.avg.util_sum, se.avg.util_avg, se.avg.util_sum, divider);
     detail::take_off(fp, q.avg.runnable_avg, q.avg.runnable_sum, se.avg.runnable_avg,
                      se.avg.runnable_sum, divider);
+    add_tg_cfs_propagate(q, -static_cast<s64>(se.avg.load_sum));
 }
 
 // update_cfs_rq_load_avg(): take off what was removed meanwhile, then age the queue; true
@@ -161,24 +182,139 @@ inline bool update_cfs_rq_load_avg(const fair_params& fp, u64 now, cfs_rq& q) {
                          removed.util_avg * divider, divider);
         detail::take_off(fp, q.avg.runnable_avg, q.avg.runnable_sum, removed.runnable_avg,
                          removed.runnable_avg * divider, divider);
+        // The unweighted removed runnable estimates the removed load_sum.
+        add_tg_cfs_propagate(q, -static_cast<s64>(removed.runnable_avg * divider) >>
+                                    sched_capacity_shift);
         decayed = true;
     }
     return update_load_avg_cfs_rq(fp, now, q) || decayed;
 }
 
+// update_tg_load_avg(): publish a group queue's load_avg in tg->load_avg when it moved by
+// more than 1/64 of what was published (nothing for the root group). 6.7+ (1528c661c24b)
+// at most once a millisecond per queue, by the CPU's clock.
+inline void update_tg_load_avg(const fair_params& fp, cfs_rq& q) {
+    if (q.tg == nullptr || q.tg->is_root())
+        return;
+    const sim_time now = rq_of(q).clock;
+    if (fp.since(6, 7) && now - q.last_update_tg_load_avg < nsec_per_msec)
+        return;
+    const s64 delta = static_cast<s64>(q.avg.load_avg) - static_cast<s64>(q.tg_load_avg_contrib);
+    if (static_cast<u64>(delta < 0 ? -delta : delta) > q.tg_load_avg_contrib / 64) {
+        q.tg->load_avg += delta;
+        q.tg_load_avg_contrib = q.avg.load_avg;
+        q.last_update_tg_load_avg = now;
+    }
+}
+
+// update_tg_cfs_util() / update_tg_cfs_runnable(): the group entity takes its queue's
+// average, and its parent queue the difference. 5.17+ move the sums by the difference
+// too (kept no lower than avg * PELT_MIN_DIVIDER); before, re-derived from the averages.
+template <class Sum>
+void update_tg_cfs_signal(const fair_params& fp, cfs_rq& q, u64& se_avg, Sum& se_sum, u64 group_avg,
+                          u64& q_avg, Sum& q_sum) {
+    const s64 delta_avg = static_cast<s64>(group_avg) - static_cast<s64>(se_avg);
+    if (delta_avg == 0)
+        return;
+    const u32 divider = get_pelt_divider(q.avg);
+    se_avg = group_avg;
+    const u64 new_sum = se_avg * divider;
+    const s64 delta_sum = static_cast<s64>(new_sum) - static_cast<s64>(se_sum);
+    se_sum = static_cast<Sum>(new_sum);
+    detail::add_positive(q_avg, delta_avg);
+    if (!fp.since(5, 17)) {
+        q_sum = static_cast<Sum>(q_avg * divider);
+        return;
+    }
+    detail::add_positive(q_sum, delta_sum);
+    q_sum = std::max(static_cast<u32>(q_sum), static_cast<u32>(q_avg * pelt_min_divider));
+}
+
+// update_tg_cfs_load(): the load propagated from below becomes the group entity's
+// runnable sum (added and clipped at the divider, or for a removal estimated from the
+// queue's load per weight, never above the entity's), at least its running sum; the
+// entity's load follows at its weight, and its parent queue's by the difference.
+inline void update_tg_cfs_load(const fair_params& fp, cfs_rq& q, sched_entity& se, cfs_rq& gq) {
+    s64 runnable_sum = gq.prop_runnable_sum;
+    if (runnable_sum == 0)
+        return;
+    gq.prop_runnable_sum = 0;
+    const u32 divider = get_pelt_divider(q.avg);
+    if (runnable_sum >= 0) {
+        runnable_sum += static_cast<s64>(se.avg.load_sum);
+        runnable_sum = std::min<s64>(runnable_sum, divider);
+    } else {
+        u64 load_sum = 0;
+        if (const u64 w = scale_load_down(gq.load.weight); w != 0)
+            load_sum = gq.avg.load_sum / w;
+        runnable_sum = static_cast<s64>(std::min(se.avg.load_sum, load_sum));
+    }
+    const auto running_sum = static_cast<s64>(se.avg.util_sum >> sched_capacity_shift);
+    runnable_sum = std::max(runnable_sum, running_sum);
+    const u64 load_sum = se_weight(se) * static_cast<u64>(runnable_sum);
+    const u64 load_avg = load_sum / divider;
+    const s64 delta_avg = static_cast<s64>(load_avg) - static_cast<s64>(se.avg.load_avg);
+    if (!fp.since(5, 17)) {
+        se.avg.load_sum = static_cast<u64>(runnable_sum);
+        if (delta_avg == 0)
+            return;
+        se.avg.load_avg = load_avg;
+        detail::add_positive(q.avg.load_avg, delta_avg);
+        q.avg.load_sum = q.avg.load_avg * divider;
+        return;
+    }
+    if (delta_avg == 0)
+        return;
+    const s64 delta_sum =
+        static_cast<s64>(load_sum) - static_cast<s64>(se_weight(se) * se.avg.load_sum);
+    se.avg.load_sum = static_cast<u64>(runnable_sum);
+    se.avg.load_avg = load_avg;
+    detail::add_positive(q.avg.load_avg, delta_avg);
+    detail::add_positive(q.avg.load_sum, delta_sum);
+    q.avg.load_sum = std::max(static_cast<u32>(q.avg.load_sum),
+                              static_cast<u32>(q.avg.load_avg * pelt_min_divider));
+}
+
+// propagate_entity_load_avg(): a group entity whose queue changed (attach, detach,
+// removal below) takes the change, and passes it on to its own queue; true if it did.
+inline bool propagate_entity_load_avg(const fair_params& fp, sched_entity& se) {
+    if (entity_is_task(se))
+        return false;
+    cfs_rq& gq = *group_cfs_rq(se);
+    if (!gq.propagate)
+        return false;
+    gq.propagate = false;
+    cfs_rq& q = cfs_rq_of(se);
+    add_tg_cfs_propagate(q, gq.prop_runnable_sum);
+    update_tg_cfs_signal(fp, q, se.avg.util_avg, se.avg.util_sum, gq.avg.util_avg, q.avg.util_avg,
+                         q.avg.util_sum);
+    update_tg_cfs_signal(fp, q, se.avg.runnable_avg, se.avg.runnable_sum, gq.avg.runnable_avg,
+                         q.avg.runnable_avg, q.avg.runnable_sum);
+    update_tg_cfs_load(fp, q, se, gq);
+    return true;
+}
+
 // update_load_avg(): bring an entity (unless SKIP_AGE_LOAD, or it is not attached) and its
-// queue up to the PELT clock; attach an entity that arrives from another CPU (DO_ATTACH
-// with last_update_time 0) or detach one that leaves (DO_DETACH).
+// queue up to the PELT clock, take what a group entity's queue propagates; attach an
+// entity that arrives from another CPU (DO_ATTACH with last_update_time 0) or detach one
+// that leaves (DO_DETACH); then (on those, or with UPDATE_TG when the queue's averages
+// changed) publish a group queue's load in its group's.
 inline void update_load_avg(const fair_params& fp, cfs_rq& q, sched_entity& se,
                             update_load_flags flags) {
     const u64 now = cfs_rq_clock_pelt(q);
     if (se.avg.last_update_time != 0 && !has(flags, update_load_flags::skip_age_load))
         update_load_avg_se(fp, now, q, se);
-    update_cfs_rq_load_avg(fp, now, q);
-    if (se.avg.last_update_time == 0 && has(flags, update_load_flags::do_attach))
+    bool decayed = update_cfs_rq_load_avg(fp, now, q);
+    decayed = propagate_entity_load_avg(fp, se) || decayed;
+    if (se.avg.last_update_time == 0 && has(flags, update_load_flags::do_attach)) {
         attach_entity_load_avg(q, se);
-    else if (has(flags, update_load_flags::do_detach))
+        update_tg_load_avg(fp, q);
+    } else if (has(flags, update_load_flags::do_detach)) {
         detach_entity_load_avg(fp, q, se);
+        update_tg_load_avg(fp, q);
+    } else if (decayed && has(flags, update_load_flags::update_tg)) {
+        update_tg_load_avg(fp, q);
+    }
 }
 
 // remove_entity_load_avg(): a sleeping entity leaves q without taking q's lock (migrated
@@ -247,10 +383,29 @@ inline u64 task_util_est_raw(const task& p) {
 inline u64 task_util_est(const task& p) {
     return std::max(task_util(p), task_util_est_raw(p));
 }
-// task_h_load(): the task's load as seen from the root queue; without task groups its own
-// load_avg.
+// cfs_rq_load_avg()
+inline u64 cfs_rq_load_avg(const cfs_rq& q) {
+    return q.avg.load_avg;
+}
+// update_cfs_rq_h_load(): a queue's load as seen from the root queue, from the root down:
+// each group entity's share of its parent queue's. The kernel keeps the result for the
+// rest of the jiffy; it is computed afresh here, from the same averages.
+inline u64 cfs_rq_h_load(const cfs_rq& q) {
+    const sched_entity* se =
+        q.tg->is_root() ? nullptr : q.tg->se[static_cast<std::size_t>(rq_of(q).cpu)];
+    if (se == nullptr)
+        return cfs_rq_load_avg(q);
+    const cfs_rq& parent = cfs_rq_of(*se);
+    return cfs_rq_h_load(parent) * se->avg.load_avg / (cfs_rq_load_avg(parent) + 1);
+}
+// task_h_load(): the task's load as seen from the root queue, its share of its queue's
+// h_load. A task of the root group keeps its own load_avg (the !CONFIG_FAIR_GROUP_SCHED
+// value; the kernel's load * L / (L + 1) with groups built in is at most 1 lower).
 inline u64 task_h_load(const task& p) {
-    return p.se.avg.load_avg;
+    const cfs_rq& q = cfs_rq_of(p.se);
+    if (q.tg == nullptr || q.tg->is_root())
+        return p.se.avg.load_avg;
+    return p.se.avg.load_avg * cfs_rq_h_load(q) / (cfs_rq_load_avg(q) + 1);
 }
 
 // cpu_load() (cpu_load(rq) in 5.x-6.x): the CPU's fair load, blocked load included.
@@ -280,11 +435,36 @@ inline bool cfs_rq_has_blocked(const cfs_rq& q) {
     return q.avg.load_avg != 0 || q.avg.util_avg != 0;
 }
 
-// update_blocked_averages() without task groups (__update_blocked_fair()): age the CPU's
-// queue to its clock and take off removed load; true if the averages changed. The caller
-// updates the rq clock first, as the kernel does under the rq lock (the balancer on an idle
-// CPU, the NOHZ blocked-load update).
+// cfs_rq_is_decayed(): nothing queued and nothing left to decay; the queue leaves the
+// leaf list (the kernel also keeps a parent while a child is listed; not modelled).
+inline bool cfs_rq_is_decayed(const cfs_rq& q) {
+    return q.load.weight == 0 && q.avg.load_sum == 0 && q.avg.util_sum == 0 &&
+           q.avg.runnable_sum == 0;
+}
+
+// skip_blocked_update(): a group entity with nothing to decay or propagate.
+inline bool skip_blocked_update(const sched_entity& se) {
+    return se.avg.load_avg == 0 && se.avg.util_avg == 0 && !group_cfs_rq(se)->propagate;
+}
+
+// update_blocked_averages() (__update_blocked_fair()): bottom up over the CPU's group
+// queues on the leaf list, age each to its clock and take off removed load, publish its
+// load (update_tg_load_avg) and bring its group entity up to date, which propagates it
+// upwards; decayed queues leave the list. The CPU's own queue last; true if its averages
+// changed. The caller updates the rq clock first, as the kernel does under the rq lock
+// (the balancer on an idle CPU, the NOHZ blocked-load update).
 inline bool update_blocked_averages(const fair_params& fp, rq& r) {
+    for (cfs_rq* q : r.leaf_cfs_rqs) {
+        if (!q->on_list)
+            continue;
+        if (update_cfs_rq_load_avg(fp, cfs_rq_clock_pelt(*q), *q))
+            update_tg_load_avg(fp, *q);
+        sched_entity& se = *q->tg->se[static_cast<std::size_t>(r.cpu)];
+        if (!skip_blocked_update(se))
+            update_load_avg(fp, cfs_rq_of(se), se, update_load_flags::update_tg);
+        if (cfs_rq_is_decayed(*q))
+            q->on_list = false;
+    }
     return update_cfs_rq_load_avg(fp, cfs_rq_clock_pelt(r.cfs), r.cfs);
 }
 

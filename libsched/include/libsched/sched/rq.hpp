@@ -7,6 +7,7 @@
 #include <libsched/sched/fair_params.hpp>
 #include <libsched/sched/rt_rq.hpp>
 #include <libsched/sched/task.hpp>
+#include <vector>
 
 namespace libsched {
 
@@ -29,6 +30,10 @@ struct rq {
     duration irq_time = 0;      // IRQ time raised so far (irq_time_read())
     duration prev_irq_time = 0; // IRQ time already taken out of clock_task
     cfs_task_list cfs_tasks;
+    // rq->leaf_cfs_rq_list without the root queue: the task groups' queues on this CPU,
+    // children before parents (for_each_leaf_cfs_rq_safe()); each says whether it is on the
+    // list now (cfs_rq->on_list).
+    std::vector<cfs_rq*> leaf_cfs_rqs;
     // Load balancing (CONFIG_SMP): when the next periodic balance is due (jiffies), when the
     // CPU last went idle (rq->idle_stamp), the active balance in flight and where it pushes.
     u64 next_balance = 0;

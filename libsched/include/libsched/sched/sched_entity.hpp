@@ -24,7 +24,10 @@ struct sched_entity : detail::rb_node {
     bool sched_delayed = false; // 6.12+ DELAY_DEQUEUE
     bool rel_deadline = false;  // 6.12+ PLACE_REL_DEADLINE: deadline held relative
     bool custom_slice = false;
-    bool idle = false; // se_is_idle(): a SCHED_IDLE task's entity (later: an idle group's)
+    bool idle = false; // se_is_idle(): a SCHED_IDLE task's entity, or an idle group's (cpu.idle)
+    // A group entity's runnable count for PELT (se->runnable_weight, se_update_runnable()):
+    // the runnable tasks of its queue, as of the last update.
+    u64 runnable_weight = 0;
 
     sim_time exec_start = 0;
     duration sum_exec_runtime = 0;

@@ -54,6 +54,8 @@ struct task_group {
             e->depth = e->parent != nullptr ? e->parent->depth + 1 : 0;
             se.push_back(e.get());
             cfs_rq.push_back(q.get());
+            // Created after its parent: ahead of it on the leaf list.
+            rqs[c]->leaf_cfs_rqs.insert(rqs[c]->leaf_cfs_rqs.begin(), q.get());
             owned_se_.push_back(std::move(e));
             owned_cfs_rq_.push_back(std::move(q));
         }
