@@ -144,14 +144,23 @@ private:
     void on_fork(std::uint64_t idx) {
         program& pg = *programs_[idx];
         pg.budget = pg.what.next_burst(sim_.rng());
-        for (const auto& [at, mask] : pg.affinity) // set before the fork: the child inherits it
+        // Set before the fork (an instance started after them): the child inherits them.
+        for (const auto& [at, mask] : pg.affinity)
             if (at <= sim_.now())
                 pg.t.cpus_allowed = mask;
+        for (const renice_spec& r : pg.renice)
+            if (r.at <= sim_.now()) {
+                const nice_clamp nc = clamp_nice(r.nice);
+                pg.nice_clamped = pg.nice_clamped || nc.clamped;
+                pg.t.nice = nc.nice;
+                pg.t.se.load = task_load_weight(nc.nice, pg.t.policy == sched_policy::idle);
+            }
         core_.wake_up_new_task(pg.t);
         if (pg.end_of_life)
             sim_.schedule_at(*pg.end_of_life, exit_order, exit_h_, idx);
         for (std::size_t i = 0; i < pg.renice.size(); ++i)
-            sim_.schedule_at(pg.renice[i].at, renice_order, renice_h_, idx << 32 | i);
+            if (pg.renice[i].at > sim_.now())
+                sim_.schedule_at(pg.renice[i].at, renice_order, renice_h_, idx << 32 | i);
         for (std::size_t i = 0; i < pg.affinity.size(); ++i)
             if (pg.affinity[i].first > sim_.now())
                 sim_.schedule_at(pg.affinity[i].first, affinity_order, affinity_h_, idx << 32 | i);
