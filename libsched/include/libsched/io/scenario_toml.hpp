@@ -315,6 +315,7 @@ inline machine_spec read_machine(const toml::node& n, const std::string& field, 
     t.take_into("tick_irq", m.tick_irq_ns, read_duration);
     t.take_into("cgroup_version", m.cgroup_version, read_int);
     t.take_into("autogroup", m.autogroup, read_bool);
+    t.take_into("cfs_bandwidth_slice", m.cfs_bandwidth_slice_ns, read_duration);
     if (const toml::node* f = t.take("features"))
         log.attempt([&] {
             const std::string path = t.field("features");

@@ -138,6 +138,9 @@ struct machine_spec {
     // distribution kernels): tasks of the root cgroup that started a session run in its
     // autogroup.
     bool autogroup = true;
+    // sysctl_sched_cfs_bandwidth_slice (/proc/sys/kernel/sched_cfs_bandwidth_slice_us): the
+    // runtime a CPU's queue of a group with a quota takes from the group's pool at a time.
+    duration cfs_bandwidth_slice_ns = 5'000'000;
     // Optional, an assumption about the hardware: the throughput of an SMT thread while
     // another thread of its core also runs, relative to running alone (0 < f <= 1). CPU
     // time is unaffected (the kernel charges each thread alike); it yields a "work" figure

@@ -54,6 +54,9 @@ struct sched_tunables {
     // at most this many tasks examined per pass (sysctl_sched_nr_migrate).
     duration migration_cost = 500'000;
     unsigned nr_migrate = 32;
+    // CFS bandwidth control: the runtime a CPU's queue takes from its group's pool at a
+    // time (sysctl_sched_cfs_bandwidth_slice, 5000 us).
+    duration cfs_bandwidth_slice = 5'000'000;
 };
 
 // get_update_sysctl_factor(): cpus = min(online, 8).
