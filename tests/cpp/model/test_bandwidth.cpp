@@ -253,6 +253,36 @@ TEST_CASE("the tasks of an unthrottled group run again in every period") {
     }
 }
 
+TEST_CASE("the load balancer moves no task of a group throttled on either CPU") {
+    // Three limited burners and one free one on two CPUs: the group is throttled part of
+    // every period, and the free burner and the idle time make the balancer move tasks
+    // (some releases move none of the group's in this run; over all of them, some).
+    int all_moves = 0;
+    for (const kernel_version v : releases) {
+        INFO("kernel " << v.str());
+        scenario sc = burners_under(v, 2, 3, 60 * ms);
+        sc.length = 4 * nsec_per_sec;
+        sc.tasks.push_back(burner("free"));
+        const libsched::system* view = nullptr;
+        int moves = 0, throttled_moves = 0;
+        libsched::system s(sc, sc.seed, [&](const trace_event& e) {
+            if (e.kind != trace_kind::sched_migrate_task || view == nullptr)
+                return;
+            for (const auto& t : view->tasks())
+                if (t->pid == e.pid && !t->sched_task_group->is_root()) {
+                    ++moves;
+                    if (throttled_lb_pair(*t->sched_task_group, e.cpu, e.dest_cpu))
+                        ++throttled_moves;
+                }
+        });
+        view = &s;
+        s.run(sc.length);
+        all_moves += moves;
+        CHECK(throttled_moves == 0);
+    }
+    CHECK(all_moves > 0);
+}
+
 TEST_CASE("two runs with the same seed are identical, random timer phases included") {
     scenario sc = machine({6, 12}, 2);
     sc.cgroups = {limited("g", 50 * ms), limited("h", 30 * ms)};
