@@ -1,8 +1,11 @@
 #pragma once
 // Scenario pieces and run helpers shared by the whole-simulation tests.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <libsched/model/simulate.hpp>
+#include <libsched/scenario/validate.hpp>
 #include <string>
+#include <vector>
 
 namespace model_test {
 
@@ -36,6 +39,36 @@ inline const task_result& find(const repetition_result& r, const std::string& na
             return t;
     FAIL("no task " << name);
     return r.tasks.front();
+}
+
+inline cgroup_spec cgroup(const std::string& name) {
+    cgroup_spec g;
+    g.name = name;
+    return g;
+}
+
+inline task_spec in_group(task_spec t, const std::string& group) {
+    t.cgroup = group;
+    return t;
+}
+
+inline const task_group_result& group(const repetition_result& r, const std::string& name) {
+    for (const task_group_result& g : r.task_groups)
+        if (g.name == name)
+            return g;
+    FAIL("no group " << name);
+    return r.task_groups.front();
+}
+
+// The fields check_scenario() names in its errors, and whether one is among them.
+inline std::vector<std::string> error_fields(const scenario& sc) {
+    std::vector<std::string> fields;
+    for (const auto& e : check_scenario(sc).errors)
+        fields.push_back(e.field);
+    return fields;
+}
+inline bool has_field(const std::vector<std::string>& fields, const std::string& f) {
+    return std::find(fields.begin(), fields.end(), f) != fields.end();
 }
 
 } // namespace model_test

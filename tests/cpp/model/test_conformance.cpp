@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <libsched/model/simulate.hpp>
+#include <libsched/model/system.hpp>
 #include <libsched/sched/features.hpp>
 #include <libsched/stats/summary.hpp>
 #include <map>
@@ -76,6 +77,14 @@ std::vector<kernel_version> eevdf_releases() {
     std::vector<kernel_version> out;
     for (const kernel_version v : sampled)
         if (v >= kernel_version{6, 6})
+            out.push_back(v);
+    return out;
+}
+
+std::vector<kernel_version> bandwidth_releases() { // CFS bandwidth: 5.4-6.17 modelled
+    std::vector<kernel_version> out;
+    for (const kernel_version v : sampled)
+        if (v >= kernel_version{5, 4} && v < kernel_version{6, 18})
             out.push_back(v);
     return out;
 }
@@ -443,6 +452,33 @@ TEST_CASE("tick_irq and irq_time_accounting: runtime below busy time by ticks x 
             const repetition_result plain = run_one(sc);
             CHECK(find(plain, "a").sum_exec_runtime == plain.cpus.at(0).busy);
             CHECK(plain.cpus.at(0).irq == 0);
+        }
+    }
+}
+
+// cfs_bandwidth_slice: a queue of a group with a quota takes its runtime from the pool a
+// slice at a time, so the most it ever holds is the slice.
+const bool cov_bw_slice =
+    covers("cfs_bandwidth_slice", {"cfs_bandwidth_slice_ns"}, bandwidth_releases());
+TEST_CASE("cfs_bandwidth_slice: the runtime a CPU's queue holds is at most the slice") {
+    for (const kernel_version k : bandwidth_releases()) {
+        for (const duration slice : {duration{1'000'000}, duration{3'000'000}}) {
+            INFO(k.str() << " slice " << slice);
+            scenario sc = machine(k, 250);
+            sc.length = nsec_per_sec / 2;
+            sc.machine.cfs_bandwidth_slice_ns = slice;
+            cgroup_spec g;
+            g.name = "g";
+            g.quota = 20'000'000;
+            sc.cgroups = {g};
+            task_spec t = burner("a");
+            t.cgroup = "g";
+            sc.tasks = {t};
+            libsched::system s(sc, sc.seed);
+            s64 most = 0;
+            while (s.step())
+                most = std::max(most, s.find_task("a")->se.cfs_rq->runtime_remaining);
+            CHECK(most == slice);
         }
     }
 }
@@ -1399,9 +1435,10 @@ TEST_CASE("every feature and every machine override has a conformance test") {
                                   latency_ns, min_granularity_ns, wakeup_granularity_ns, features,
                                   cpusets, delta_mode, resched_latency_ns, irq_time_accounting,
                                   tick_irq_ns, nohz_idle, cgroup_version, autogroup,
-                                  shares_to_weight, smt_throughput, sched_rt_runtime,
-                                  sched_rt_period, sched_rr_timeslice, rt_group_sched,
-                                  fair_server_runtime, fair_server_period] = machine_spec{};
+                                  shares_to_weight, cfs_bandwidth_slice_ns, smt_throughput,
+                                  sched_rt_runtime, sched_rt_period, sched_rr_timeslice,
+                                  rt_group_sched, fair_server_runtime, fair_server_period] =
+        machine_spec{};
     struct override_field {
         const char* name;
         std::vector<kernel_version> releases; // where it applies
@@ -1427,6 +1464,7 @@ TEST_CASE("every feature and every machine override has a conformance test") {
         {"fair_server_runtime", from({6, 12})},
         {"fair_server_period", from({6, 12})},
         {"autogroup", sampled},
+        {"cfs_bandwidth_slice_ns", bandwidth_releases()},
     };
     for (const override_field& o : overrides)
         for (const kernel_version v : o.releases) {

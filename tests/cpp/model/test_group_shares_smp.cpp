@@ -3,7 +3,7 @@
 // group add up to about its shares; tg->load_avg is the sum of the queues' published
 // parts; a group entity's load follows its queue's. And what the whole model then gives
 // for a group of 1 burner beside a group of 3 on 2 CPUs.
-#include "group_helpers.hpp"
+#include "model_helpers.hpp"
 #include <libsched/model/system.hpp>
 #include <libsched/scenario/validate.hpp>
 

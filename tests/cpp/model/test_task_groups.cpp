@@ -1,7 +1,7 @@
 // Task groups (cgroups) and autogroups on one CPU, against closed-form shares: a group's
 // share of its parent is its weight over its siblings' weights, whatever the number of its
 // tasks, and nesting multiplies the fractions.
-#include "group_helpers.hpp"
+#include "model_helpers.hpp"
 #include <libsched/scenario/cgroups.hpp>
 #include <libsched/scenario/validate.hpp>
 
@@ -155,39 +155,30 @@ TEST_CASE("implied parents are created with the defaults, parents first") {
 }
 
 TEST_CASE("bad cgroup settings are errors naming the field") {
-    const auto errors_of = [](const scenario& sc) {
-        std::vector<std::string> fields;
-        for (const auto& e : check_scenario(sc).errors)
-            fields.push_back(e.field);
-        return fields;
-    };
-    const auto has = [](const std::vector<std::string>& v, const std::string& f) {
-        return std::find(v.begin(), v.end(), f) != v.end();
-    };
     scenario sc = one_cpu({6, 6});
     sc.cgroups = {cgroup("web"), cgroup("web/api"), cgroup("bad//name"), cgroup("web")};
     sc.cgroups[0].shares = 512; // a v1 file on v2
     sc.cgroups[1].weight = 0;   // below 1
     sc.tasks = {in_group(burner("a"), "web"), in_group(burner("b"), "nope")};
     sc.sessions = {{"s", 25}};
-    const auto fields = errors_of(sc);
-    CHECK(has(fields, "cgroups[0].shares"));
-    CHECK(has(fields, "cgroups[1].weight"));
-    CHECK(has(fields, "cgroups[2].name"));
-    CHECK(has(fields, "cgroups[3].name"));  // a duplicate
-    CHECK(has(fields, "tasks[0].cgroup"));  // v2: no tasks in a group with children
-    CHECK(has(fields, "tasks[1].cgroup"));  // no such group
-    CHECK(has(fields, "sessions[0].nice")); // outside [-20, 19]
+    const auto fields = error_fields(sc);
+    CHECK(has_field(fields, "cgroups[0].shares"));
+    CHECK(has_field(fields, "cgroups[1].weight"));
+    CHECK(has_field(fields, "cgroups[2].name"));
+    CHECK(has_field(fields, "cgroups[3].name"));  // a duplicate
+    CHECK(has_field(fields, "tasks[0].cgroup"));  // v2: no tasks in a group with children
+    CHECK(has_field(fields, "tasks[1].cgroup"));  // no such group
+    CHECK(has_field(fields, "sessions[0].nice")); // outside [-20, 19]
     sc.machine.cgroup_version = 3;
-    CHECK(has(errors_of(sc), "machine.cgroup_version"));
+    CHECK(has_field(error_fields(sc), "machine.cgroup_version"));
 
     scenario v1 = one_cpu({6, 6}, 1);
     v1.cgroups = {cgroup("g")};
     v1.cgroups[0].weight = 100; // a v2 file on v1
     v1.tasks = {in_group(burner("a"), "g")};
-    CHECK(has(errors_of(v1), "cgroups[0].weight"));
+    CHECK(has_field(error_fields(v1), "cgroups[0].weight"));
     v1.cgroups[0].weight.reset();
     v1.cgroups[0].shares = 0; // clamped to 2, as the kernel does: a warning
-    CHECK(errors_of(v1).empty());
+    CHECK(error_fields(v1).empty());
     CHECK(check_scenario(v1).warnings.size() == 1);
 }

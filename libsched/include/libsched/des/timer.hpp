@@ -31,6 +31,9 @@ public:
         return was;
     }
 
+    // hrtimer_set_expires(): the expiry forward() starts from, without arming.
+    void set_expires(time_point t) { expires_ = t; }
+
     bool active() const { return active_; }
     time_point expires() const { return expires_; }
 

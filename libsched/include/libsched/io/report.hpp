@@ -2,6 +2,7 @@
 // The human-readable report of a run: one header line, then a table row per entry (and per
 // task when entries have several members and the run is small), medians over repetitions,
 // with measured values and the error beside the prediction when the scenario has them.
+#include <algorithm>
 #include <libsched/io/detail/text_table.hpp>
 #include <libsched/scenario/duration_text.hpp>
 #include <libsched/scenario/result.hpp>
@@ -206,6 +207,50 @@ inline void print_task_group_table(std::ostream& out, const run_result& result) 
     table.print(out);
 }
 
+// The groups with a quota: cpu.stat's bandwidth lines as read at the window's start and
+// end (their difference), medians over repetitions; throttled and burst time in ms.
+inline bool any_bandwidth(const run_result& result) {
+    if (result.repetitions.empty())
+        return false;
+    const std::vector<task_group_result>& g = result.repetitions.front().task_groups;
+    return std::any_of(g.begin(), g.end(), [](const task_group_result& t) { return t.bandwidth; });
+}
+
+inline void print_bandwidth_table(std::ostream& out, const run_result& result) {
+    using detail::align;
+    using detail::fixed;
+    detail::text_table table({{"group", align::left},
+                              {"quota/period"},
+                              {"burst"},
+                              {"nr_periods"},
+                              {"nr_throttled"},
+                              {"throttled ms"},
+                              {"nr_bursts"},
+                              {"burst ms"}});
+    const std::vector<task_group_result>& first = result.repetitions.front().task_groups;
+    for (std::size_t g = 0; g < first.size(); ++g) {
+        if (!first[g].bandwidth)
+            continue;
+        std::vector<double> periods, throttled, throttled_ms, bursts, burst_ms;
+        for (const repetition_result& rep : result.repetitions) {
+            if (g >= rep.task_groups.size())
+                continue;
+            const cfs_bandwidth_stat& s = rep.task_groups[g].window_cpu_stat;
+            periods.push_back(static_cast<double>(s.nr_periods));
+            throttled.push_back(static_cast<double>(s.nr_throttled));
+            throttled_ms.push_back(static_cast<double>(s.throttled_time) / 1e6);
+            bursts.push_back(static_cast<double>(s.nr_bursts));
+            burst_ms.push_back(static_cast<double>(s.burst_time) / 1e6);
+        }
+        const task_group_result& tg = first[g];
+        table.add_row({tg.name, format_duration(tg.quota) + "/" + format_duration(tg.period),
+                       format_duration(tg.burst), fixed(stats::median(periods), 0),
+                       fixed(stats::median(throttled), 0), fixed(stats::median(throttled_ms), 1),
+                       fixed(stats::median(bursts), 0), fixed(stats::median(burst_ms), 1)});
+    }
+    table.print(out);
+}
+
 inline void print_report(std::ostream& out, const run_result& result, const scenario& sc) {
     using detail::align;
     using detail::fixed;
@@ -312,6 +357,10 @@ inline void print_report(std::ostream& out, const run_result& result, const scen
     if (!result.repetitions.empty() && !result.repetitions.front().task_groups.empty()) {
         out << "\nper task group: its tasks' and subgroups' CPU time in the window\n";
         print_task_group_table(out, result);
+        if (any_bandwidth(result)) {
+            out << "\nper task group with a quota: cpu.stat read at the window's start and end\n";
+            print_bandwidth_table(out, result);
+        }
     }
     out << "\nper CPU: busy in the window; switches and load balancing (schedstat) over the run\n";
     print_cpu_table(out, result);

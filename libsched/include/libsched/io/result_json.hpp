@@ -152,15 +152,31 @@ inline nlohmann::json cpu_json(const cpu_result& c) {
             {"model", {{"irq", c.irq}}}};
 }
 
+// cpu.stat's bandwidth lines, in ns (v2 shows throttled_usec and burst_usec: these / 1000).
+inline nlohmann::json cpu_stat_json(const cfs_bandwidth_stat& s) {
+    return {{"nr_periods", s.nr_periods},
+            {"nr_throttled", s.nr_throttled},
+            {"throttled_time", s.throttled_time},
+            {"nr_bursts", s.nr_bursts},
+            {"burst_time", s.burst_time}};
+}
+
 inline nlohmann::json task_group_json(const task_group_result& g) {
-    return {{"name", g.name},
-            {"autogroup", g.autogroup},
-            {"session", g.session},
-            {"shares", g.shares},
-            {"nr_tasks", g.nr_tasks},
-            {"sum_exec_runtime", g.sum_exec_runtime},
-            {"window_runtime", g.window_runtime},
-            {"share", g.share}};
+    nlohmann::json j = {{"name", g.name},
+                        {"autogroup", g.autogroup},
+                        {"session", g.session},
+                        {"shares", g.shares},
+                        {"nr_tasks", g.nr_tasks},
+                        {"sum_exec_runtime", g.sum_exec_runtime},
+                        {"window_runtime", g.window_runtime},
+                        {"share", g.share}};
+    if (g.bandwidth)
+        j["bandwidth"] = {{"quota", g.quota},
+                          {"period", g.period},
+                          {"burst", g.burst},
+                          {"cpu_stat", cpu_stat_json(g.cpu_stat)},
+                          {"window_cpu_stat", cpu_stat_json(g.window_cpu_stat)}};
+    return j;
 }
 
 inline nlohmann::json perf_json(const stats::perf_counters& p) {

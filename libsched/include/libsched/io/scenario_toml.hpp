@@ -373,6 +373,7 @@ inline machine_spec read_machine(const toml::node& n, const std::string& field, 
                     {{"log-quadratic", shares_to_weight_formula::log_quadratic},
                      {"linear", shares_to_weight_formula::linear},
                      {"systemd", shares_to_weight_formula::systemd}}));
+    t.take_into("cfs_bandwidth_slice", m.cfs_bandwidth_slice_ns, read_duration);
     if (const toml::node* f = t.take("features"))
         log.attempt([&] {
             const std::string path = t.field("features");

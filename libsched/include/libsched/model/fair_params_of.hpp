@@ -17,6 +17,7 @@ inline fair_params make_fair_params(const machine_spec& m) {
         t.min_granularity = *m.min_granularity_ns;
     if (m.wakeup_granularity_ns)
         t.wakeup_granularity = *m.wakeup_granularity_ns;
+    t.cfs_bandwidth_slice = m.cfs_bandwidth_slice_ns;
     // Before 5.13 the sysctl handler (sched_proc_update_handler) re-derived sched_nr_latency
     // from the values written; the debugfs files of 5.13+ are plain numbers, so it stays 8.
     if (m.kernel < kernel_version{5, 13})

@@ -150,7 +150,29 @@ private:
             if (g != nullptr && g->idle)
                 core_.sched_group_set_idle(tg, true); // cpu.idle = 1 after the mkdir
             cgroups_[path] = &tg;
+            if (g != nullptr && g->quota) {
+                core_.tg_set_cfs_bandwidth(tg, g->period.value_or(default_cfs_period), *g->quota,
+                                           g->burst.value_or(0));
+                limited_.push_back(&tg);
+            }
         }
+        // cpu.stat read at the window's start and end: events only with a limited group.
+        if (!limited_.empty()) {
+            sim_.schedule_at(sc_.window_start, observer<core_type>::observe_order, stat_h_, 0);
+            if (sc_.window_stop() < sc_.length)
+                sim_.schedule_at(sc_.window_stop(), observer<core_type>::observe_order, stat_h_, 1);
+        }
+    }
+
+    static cfs_bandwidth_stat cpu_stat_of(const cfs_bandwidth& b) {
+        return {b.nr_periods, b.nr_throttled, b.throttled_time, b.nr_burst, b.burst_time};
+    }
+
+    // Each limited group's cpu.stat at the window's start (0) or end (1).
+    void read_cpu_stat(std::uint64_t which) {
+        auto& at = which == 0 ? stat_at_start_ : stat_at_end_;
+        for (const task_group* tg : limited_)
+            at[tg] = cpu_stat_of(*tg->cfs_b);
     }
 
     // task_group(p): the task's cgroup; in the root cgroup, the autogroup of its session when
@@ -207,6 +229,19 @@ private:
         const double window = static_cast<double>(sc_.window_stop() - sc_.window_start);
         for (task_group_result& g : out)
             g.share = static_cast<double>(g.window_runtime) / window;
+        for (const task_group* tg : limited_) {
+            task_group_result& g = out[index.at(tg)];
+            const cfs_bandwidth& b = *tg->cfs_b;
+            g.bandwidth = true;
+            g.quota = b.quota;
+            g.period = b.period;
+            g.burst = b.burst;
+            g.cpu_stat = cpu_stat_of(b);
+            const auto start = stat_at_start_.find(tg);
+            const auto end = stat_at_end_.find(tg);
+            g.window_cpu_stat = (end != stat_at_end_.end() ? end->second : g.cpu_stat) -
+                                (start != stat_at_start_.end() ? start->second : g.cpu_stat);
+        }
         return out;
     }
 
@@ -260,6 +295,9 @@ private:
     std::vector<std::string> entries_;              // the [[tasks]] entry each instance comes from
     std::map<std::string, task_group*> cgroups_;    // by path
     std::map<std::string, task_group*> autogroups_; // by session
+    std::vector<const task_group*> limited_;        // groups with a quota, parents first
+    des::member_handler<system, &system::read_cpu_stat> stat_h_{this};
+    std::map<const task_group*, cfs_bandwidth_stat> stat_at_start_, stat_at_end_;
     bool finished_ = false;
 #ifdef LIBSCHED_CHECK_INVARIANTS
     bool checking_ = true;

@@ -75,6 +75,21 @@ struct cpu_result {
     duration irq = 0;
 };
 
+// A group's cpu.stat bandwidth lines (cpu_cfs_stat_show(), cpu_extra_stat_show()).
+struct cfs_bandwidth_stat {
+    std::uint64_t nr_periods = 0;
+    std::uint64_t nr_throttled = 0;
+    duration throttled_time = 0; // ns: v1 throttled_time; v2 throttled_usec = this / 1000
+    std::uint64_t nr_bursts = 0;
+    duration burst_time = 0; // ns: v1 burst_time; v2 burst_usec = this / 1000
+};
+
+inline cfs_bandwidth_stat operator-(const cfs_bandwidth_stat& a, const cfs_bandwidth_stat& b) {
+    return {a.nr_periods - b.nr_periods, a.nr_throttled - b.nr_throttled,
+            a.throttled_time - b.throttled_time, a.nr_bursts - b.nr_bursts,
+            a.burst_time - b.burst_time};
+}
+
 // A cgroup or an autogroup: the CPU time of its tasks and of the groups below it, as the
 // cgroup's cpuacct.usage / cpu.stat usage_usec counts it.
 struct task_group_result {
@@ -86,6 +101,11 @@ struct task_group_result {
     duration sum_exec_runtime = 0; // whole run
     duration window_runtime = 0;   // inside the window
     double share = 0.0;            // window_runtime / window length (of one CPU)
+    // CFS bandwidth control, for a group with a quota (bandwidth = true): its settings and
+    // cpu.stat over the whole run and as read at the window's start and end.
+    bool bandwidth = false;
+    duration quota = 0, period = 0, burst = 0;
+    cfs_bandwidth_stat cpu_stat, window_cpu_stat;
 };
 
 struct repetition_result {

@@ -149,6 +149,9 @@ struct machine_spec {
     // cpu.weight: runc >= 1.3.2 / crun >= 1.23 (log-quadratic, the default), older ones
     // (linear), or systemd's CPUShares= rule.
     shares_to_weight_formula shares_to_weight = shares_to_weight_formula::log_quadratic;
+    // sysctl_sched_cfs_bandwidth_slice (/proc/sys/kernel/sched_cfs_bandwidth_slice_us): the
+    // runtime a CPU's queue of a group with a quota takes from the group's pool at a time.
+    duration cfs_bandwidth_slice_ns = 5'000'000;
     // Optional, an assumption about the hardware: the throughput of an SMT thread while
     // another thread of its core also runs, relative to running alone (0 < f <= 1). CPU
     // time is unaffected (the kernel charges each thread alike); it yields a "work" figure

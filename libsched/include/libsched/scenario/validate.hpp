@@ -13,12 +13,14 @@
 #include <libsched/scenario/duration_text.hpp>
 #include <libsched/scenario/scenario.hpp>
 #include <libsched/scenario/scenario_error.hpp>
+#include <libsched/sched/bandwidth.hpp>
 #include <libsched/sched/eevdf.hpp>
 #include <libsched/sched/features.hpp>
 #include <libsched/sched/kernel_version.hpp>
 #include <libsched/sched/topology_check.hpp>
 #include <libsched/sched/tunables.hpp>
 #include <libsched/sched/weight.hpp>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -197,6 +199,13 @@ inline void check_machine(const machine_spec& m, const valid_bases& b, validatio
                  "has no effect: without machine.topology no core has two threads");
         }
     }
+    // sched_cfs_bandwidth_slice_us: at least 1 us, in microseconds, an int.
+    if (m.cfs_bandwidth_slice_ns < 1'000 || m.cfs_bandwidth_slice_ns % 1'000 != 0 ||
+        m.cfs_bandwidth_slice_ns / 1'000 > std::numeric_limits<int>::max())
+        reject(
+            v, "machine.cfs_bandwidth_slice",
+            format_duration(m.cfs_bandwidth_slice_ns) +
+                " is not a whole number of microseconds from 1us (sched_cfs_bandwidth_slice_us)");
     // Both happen within one tick period, or the tick would never leave time to run.
     const std::array<std::pair<const char*, duration>, 2> within_tick = {{
         {"machine.resched_latency", m.resched_latency_ns},
@@ -449,6 +458,92 @@ inline std::optional<std::string> bad_cgroup_path(const std::string& path) {
     }
 }
 
+// to_ratio(period, quota) (core.c normalize_cfs_quota()): runtime per period at 2^20.
+inline u64 cfs_ratio(duration period, duration quota) {
+    return static_cast<u64>((static_cast<s128>(quota) << 20) / period);
+}
+
+// The nearest ancestor's quota ratio on cgroup v1 (hierarchical_quota), or none.
+inline std::optional<u64> v1_parent_ratio(const scenario& sc, const std::string& path) {
+    for (std::string p = cgroup_parent(path); !p.empty(); p = cgroup_parent(p))
+        if (const cgroup_spec* g = find_cgroup(sc, p); g != nullptr && g->quota)
+            return cfs_ratio(g->period.value_or(default_cfs_period), *g->quota);
+    return std::nullopt;
+}
+
+// CFS bandwidth control: the values tg_set_cfs_bandwidth() and the cgroup files accept
+// (cpu.max "quota period" and cpu.max.burst on v2; cpu.cfs_quota_us, cpu.cfs_period_us,
+// cpu.cfs_burst_us on v1, the same values), and the releases the model covers.
+inline void check_cgroup_bandwidth(const scenario& sc, const cgroup_spec& g, const std::string& at,
+                                   const valid_bases& b, validation& v) {
+    const bool v1 = sc.machine.cgroup_version == 1;
+    const char* quota_file = v1 ? "cpu.cfs_quota_us" : "cpu.max";
+    const char* period_file = v1 ? "cpu.cfs_period_us" : "cpu.max";
+    const char* burst_file = v1 ? "cpu.cfs_burst_us" : "cpu.max.burst";
+    // The files take microseconds.
+    const auto whole_us = [&](const char* key, const char* file, duration d) {
+        if (d >= 0 && d % 1'000 != 0)
+            reject(v, at + key,
+                   format_duration(d) + " is not a whole number of microseconds (" + file +
+                       " takes microseconds)");
+    };
+    if (g.period) {
+        if (*g.period < min_cfs_quota_period || *g.period > max_cfs_quota_period)
+            reject(v, at + ".period",
+                   format_duration(*g.period) + " is outside 1ms..1s, the periods " + period_file +
+                       " accepts");
+        whole_us(".period", period_file, *g.period);
+    }
+    if (g.quota) {
+        if (*g.quota < min_cfs_quota_period)
+            reject(v, at + ".quota",
+                   format_duration(*g.quota) + " is below 1ms, the least " + quota_file +
+                       " accepts (or \"max\" for no limit)");
+        else if (*g.quota > max_cfs_runtime)
+            reject(v, at + ".quota", format_duration(*g.quota) + " is above max_cfs_runtime");
+        whole_us(".quota", quota_file, *g.quota);
+    }
+    if (g.burst) {
+        if (b.kernel && sc.machine.kernel < kernel_version{5, 14})
+            reject(v, at + ".burst",
+                   std::string(burst_file) + " exists from 5.14; the machine runs " +
+                       sc.machine.kernel.str());
+        if (*g.burst < 0)
+            reject(v, at + ".burst", format_duration(*g.burst) + " is negative");
+        else if (g.quota && *g.burst > *g.quota)
+            reject(v, at + ".burst",
+                   format_duration(*g.burst) + " is above the quota (" + format_duration(*g.quota) +
+                       "); the kernel refuses a burst above it");
+        else if (g.quota && *g.burst + *g.quota > max_cfs_runtime)
+            reject(v, at + ".burst", "quota + burst is above max_cfs_runtime");
+        else if (!g.quota && *g.burst > 0)
+            warn(v, at + ".burst", "has no effect without a quota");
+        whole_us(".burst", burst_file, *g.burst);
+    }
+    if (!g.quota)
+        return;
+    if (b.kernel && sc.machine.kernel < kernel_version{5, 4})
+        reject(v, at + ".quota",
+               "CFS bandwidth control is modelled from 5.4 (de53fd7aedb1 ended the expiry of "
+               "the runtime a CPU holds); the machine runs " +
+                   sc.machine.kernel.str());
+    if (b.kernel && sc.machine.kernel >= kernel_version{6, 18})
+        reject(v, at + ".quota",
+               "6.18's task-based throttling (e1fad12dcb66: a throttled group's tasks leave "
+               "one by one on their return to user mode) is not modelled yet; the machine "
+               "runs " +
+                   sc.machine.kernel.str());
+    // __cfs_schedulable() on v1: a group may not have more runtime per period than its
+    // nearest limited ancestor.
+    if (v1 && g.period.value_or(default_cfs_period) > 0 && *g.quota > 0) {
+        const auto parent = v1_parent_ratio(sc, g.name);
+        if (parent && cfs_ratio(g.period.value_or(default_cfs_period), *g.quota) > *parent)
+            reject(v, at + ".quota",
+                   "more runtime per period than a parent group's quota allows; cgroup v1 "
+                   "refuses it (v2 caps the group at the parent's instead)");
+    }
+}
+
 // One [[cgroups]] entry: the files of the machine's cgroup version only, with the ranges
 // their writes accept.
 inline void check_cgroup(const scenario& sc, std::size_t i, const valid_bases& b, validation& v) {
@@ -500,10 +595,7 @@ inline void check_cgroup(const scenario& sc, std::size_t i, const valid_bases& b
             reject(v, at + ".idle",
                    "an idle group takes the idle weight; the kernel refuses a weight for it");
     }
-    for (const auto& [key, value] : {std::pair{".quota", g.quota}, std::pair{".period", g.period},
-                                     std::pair{".burst", g.burst}})
-        if (value)
-            reject(v, at + key, "CFS bandwidth control is not modelled yet");
+    check_cgroup_bandwidth(sc, g, at, b, v);
     for (std::size_t j = 0; j < i; ++j)
         if (sc.cgroups[j].name == g.name && !g.name.empty())
             reject(v, at + ".name",

@@ -61,6 +61,16 @@ struct cfs_rq {
     bool on_list = false;
     bool idle = false;
 
+    // CFS bandwidth control (sched/bandwidth.hpp), all unused while the group has no quota:
+    // the runtime this CPU holds from the group's pool, whether the queue is throttled,
+    // how many queues of it and above it are (throttled_hierarchy()), and since when the
+    // queue's throttled time counts (rq clock; 0: not counting).
+    bool runtime_enabled = false;
+    s64 runtime_remaining = 0;
+    bool throttled = false;
+    int throttle_count = 0;
+    sim_time throttled_clock = 0;
+
     // The tree is ordered by deadline (EEVDF) or by vruntime (old CFS): fair_params says.
     explicit cfs_rq(bool by_deadline = true) : tasks_timeline(by_deadline) {}
     cfs_rq(const cfs_rq&) = delete;

@@ -53,6 +53,8 @@ public:
     // instant; a reschedule comes after the tick that asked for it.
     static constexpr des::event_order tick_order = 5;
     static constexpr des::event_order resched_order = 6;
+    // A group's bandwidth period refill runs before a tick of the same instant.
+    static constexpr des::event_order bandwidth_order = 4;
 
     // With more than one CPU, wakeup placement and load balancing run over the topology's
     // sched domains.
@@ -142,6 +144,35 @@ public:
             update_rq_clock(c->runqueue);
         fair_.group_set_idle(tg, idle);
         sched_group_set_shares(tg, idle ? scale_load(weight_idleprio) : nice_0_load);
+    }
+
+    // tg_set_cfs_bandwidth() (cpu.max, cpu.max.burst; v1 cpu.cfs_quota_us, cfs_period_us,
+    // cfs_burst_us), as written right after the group's mkdir; quota runtime_inf = "max".
+    // The caller has checked the values (validate()). The group's bandwidth and its timers
+    // exist from its first quota on, so a group never limited adds no events.
+    void tg_set_cfs_bandwidth(task_group& tg, duration period, duration quota, duration burst) {
+        if (tg.cfs_b == nullptr) {
+            if (quota == runtime_inf)
+                return;
+            init_cfs_bandwidth(tg);
+        }
+        cfs_bandwidth& b = *tg.cfs_b;
+        const bool enabled = quota != runtime_inf;
+        b.period = period;
+        b.quota = quota;
+        b.burst = burst;
+        bandwidth::refill_cfs_bandwidth_runtime(b);
+        if (enabled)
+            bandwidth::start_cfs_bandwidth(b);
+        for (std::size_t c = 0; c < cpus_.size(); ++c) {
+            cfs_rq& q = *tg.cfs_rq[c];
+            update_rq_clock(cpus_[c]->runqueue);
+            q.runtime_enabled = enabled;
+            q.runtime_remaining = 0;
+            if (q.throttled)
+                bandwidth::unthrottle_cfs_rq(fair_, q);
+        }
+        after_bandwidth_change();
     }
 
     // Every CPU's tick starts at the first tick period.
@@ -476,6 +507,49 @@ private:
             lb_->note_nr_running(r);
     }
 
+    // init_cfs_bandwidth(): the period timer's first expiry is drawn in [0, default period)
+    // so that groups' timers interleave (6.4+, "sched: Interleave cfs bandwidth timers";
+    // before, 0), from the run's seeded generator.
+    void init_cfs_bandwidth(task_group& tg) {
+        auto b = std::make_unique<cfs_bandwidth>(
+            sim_, bandwidth_order, [this, &tg] { on_cfs_period_timer(*tg.cfs_b); },
+            [this, &tg] { on_cfs_slack_timer(*tg.cfs_b); });
+        b->slice = params().tun.cfs_bandwidth_slice;
+        if (params().since(6, 4))
+            b->period_timer.set_expires(sim_.rng().uniform_int(0, default_cfs_period - 1));
+        tg.cfs_b = b.get();
+        bandwidths_.push_back(std::move(b));
+    }
+
+    // The period and slack timers run with every CPU's clock brought up to now (the kernel
+    // updates each CPU's clock as it unthrottles there); unthrottled CPUs then reschedule.
+    void on_cfs_period_timer(cfs_bandwidth& b) {
+        const std::vector<unsigned> before = nr_running_per_cpu();
+        bandwidth::sched_cfs_period_timer(fair_, b);
+        after_bandwidth_change(before);
+    }
+    void on_cfs_slack_timer(cfs_bandwidth& b) {
+        const std::vector<unsigned> before = nr_running_per_cpu();
+        bandwidth::sched_cfs_slack_timer(fair_, b);
+        after_bandwidth_change(before);
+    }
+    std::vector<unsigned> nr_running_per_cpu() {
+        std::vector<unsigned> out;
+        for (auto& c : cpus_) {
+            update_rq_clock(c->runqueue);
+            out.push_back(nr_running(c->runqueue));
+        }
+        return out;
+    }
+    void after_bandwidth_change(const std::vector<unsigned>& before = {}) {
+        for (std::size_t c = 0; c < cpus_.size(); ++c) {
+            rq& r = cpus_[c]->runqueue;
+            if (c < before.size() && nr_running(r) > before[c])
+                activated(r); // add_nr_running()
+            maybe_resched(r);
+        }
+    }
+
     // A task of a program, not the idle task or a stopper: what the hooks hear of.
     bool user_task(const rq& r, const task& t) const {
         return !is_idle_task(r, t) && t.sched_class != &stop_;
@@ -807,6 +881,7 @@ private:
     des::timer<des::member_call<basic_core, &basic_core::on_rt_period>> rt_period_timer_;
     std::vector<std::unique_ptr<cpu_state>> cpus_;
     std::vector<std::unique_ptr<task_group>> groups_; // the root first, parents before children
+    std::vector<std::unique_ptr<cfs_bandwidth>> bandwidths_; // of the groups that had a quota
     std::unique_ptr<load_balancer> lb_;
     std::unique_ptr<select_task_rq_fair> placement_;
 };

@@ -3,6 +3,7 @@
 // which act on the cfs_rq they are given, dispatching to the EEVDF (6.6+) or old CFS rules
 // by release. With task groups a task's entity sits under group entities (task_group.hpp);
 // the hierarchy walks (for_each_sched_entity) are those of the kernel.
+#include <libsched/sched/bandwidth.hpp>
 #include <libsched/sched/cfs.hpp>
 #include <libsched/sched/deadline.hpp>
 #include <libsched/sched/eevdf.hpp>
@@ -53,6 +54,10 @@ public:
             q.h_nr_delayed += delayed;
             if (q.idle)
                 idle = 1;
+            if (cfs_rq_throttled(q)) { // the walks end at a throttled queue
+                se = nullptr;
+                break;
+            }
             flags = enqueue_flags::wakeup;
         }
         for (sched_entity& e : for_each_sched_entity(se)) {
@@ -65,6 +70,8 @@ public:
             q.h_nr_delayed += delayed;
             if (q.idle)
                 idle = 1;
+            if (cfs_rq_throttled(cfs_rq_of(e)))
+                break;
         }
         r.cfs_tasks.push_front(p.se); // account_entity_enqueue(): the task joins cfs_tasks
     }
@@ -102,6 +109,12 @@ public:
                         update_curr(*q);
                     else
                         curr = nullptr;
+                }
+                // A queue out of runtime is throttled here and the pick starts over
+                // (pick_task_fair(); before 6.6, pick_next_task_fair() for a queue with curr).
+                if (check_cfs_rq_runtime(*q)) {
+                    se = nullptr;
+                    break;
                 }
                 se = pick_next_entity(*q, curr);
                 q = se != nullptr ? se->my_q : nullptr;
@@ -147,6 +160,8 @@ public:
     void wakeup_preempt(rq& r, task& p, wake_flags flags) override {
         task& curr_task = *r.curr;
         if (&curr_task == &p)
+            return;
+        if (throttled_hierarchy(cfs_rq_of(p.se))) // enqueued below a throttled queue
             return;
         const bool fork = has(flags, wake_flags::fork);
         const bool scale = cfs_rq_of(curr_task.se).nr_queued >= p_.tun.nr_latency;
@@ -384,6 +399,9 @@ public:
         curr->sum_exec_runtime += delta;
         if (server_ != nullptr && entity_is_task(*curr))
             server_->dl_server_update(r, delta); // 6.12+, whether the server runs it or not
+        // account_cfs_rq_runtime(): each level's update charges its own queue (the kernel
+        // does it further down; nothing in between depends on it).
+        bandwidth::account_cfs_rq_runtime(q, delta);
         curr->vruntime += p_.delta_fair(static_cast<u64>(delta), *curr);
         if (!p_.eevdf()) {
             update_min_vruntime(q);
@@ -438,6 +456,8 @@ public:
         if (!is_curr)
             timeline_insert(q, se);
         se.on_rq = true;
+        if (q.nr_queued == 1)
+            bandwidth::check_enqueue_throttle(*this, q);
     }
 
     // dequeue_entity(): false if the entity stays queued as delayed (6.12+).
@@ -472,6 +492,7 @@ public:
         account_entity_dequeue(q, se);
         if (!p_.eevdf() && !sleep)
             se.vruntime -= q.min_vruntime;
+        bandwidth::return_cfs_rq_runtime(q); // the last entity leaving gives runtime back
         update_cfs_group(se);
         const dequeue_flags save_move = flags & (dequeue_flags::save | dequeue_flags::move);
         if (save_move != dequeue_flags::save)
@@ -522,13 +543,18 @@ public:
     }
 
     void put_prev_entity(cfs_rq& q, sched_entity& prev) {
-        if (prev.on_rq) {
+        if (prev.on_rq)
             update_curr(q);
+        check_cfs_rq_runtime(q); // a queue out of runtime is throttled
+        if (prev.on_rq) {
             timeline_insert(q, prev);
             update_load_avg(p_, q, prev, update_load_flags::none); // ran until now
         }
         q.curr = nullptr;
     }
+
+    // check_cfs_rq_runtime() (sched/bandwidth.hpp): true if the queue is throttled.
+    bool check_cfs_rq_runtime(cfs_rq& q) { return bandwidth::check_cfs_rq_runtime(*this, q); }
 
 private:
     static s64 scale_by_weight(s64 v, u64 old_w, u64 new_w) {
@@ -639,6 +665,10 @@ private:
             q.h_nr_delayed -= delayed;
             if (q.idle)
                 idle = h_nr;
+            if (cfs_rq_throttled(q)) { // the walks end at a throttled queue
+                se = nullptr;
+                break;
+            }
             if (q.load.weight != 0) { // the group keeps other entities: it stays queued
                 se = se->parent;
                 // A sleeping task's group is the next pick's bias (set_next_buddy()).
@@ -659,6 +689,8 @@ private:
             q.h_nr_delayed -= delayed;
             if (q.idle)
                 idle = h_nr;
+            if (cfs_rq_throttled(cfs_rq_of(e)))
+                break;
         }
         if (task) { // account_entity_dequeue(): the task leaves cfs_tasks
             cfs_task_list& l = rq_of(cfs_rq_of(first)).cfs_tasks;

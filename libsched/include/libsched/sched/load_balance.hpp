@@ -764,6 +764,10 @@ private:
         // load, not its runnable time) and stays delayed on its new CPU.
         if (p.se.sched_delayed && env.type != migration_type::load)
             return false;
+        // throttled_lb_pair(): not from or to a CPU where its group is throttled (up to
+        // 6.17; 6.18's task-based throttling removed the test).
+        if (!p_.since(6, 18) && throttled_lb_pair(*p.sched_task_group, p.cpu, env.dst->cpu))
+            return false;
         // 6.14 (873199d27bb2): a task that is ineligible here stays ineligible there, as it
         // keeps its lag; it moves only once this level has failed to balance. There is its
         // group's queue on dst (task_is_ineligible_on_dst_cpu()).

@@ -10,6 +10,8 @@
 
 namespace libsched {
 
+struct cfs_bandwidth;
+
 struct task_group {
     std::string name;                   // the cgroup's path below the root ("web/api"); "" = root
     task_group* parent = nullptr;       // nullptr for the root
@@ -19,6 +21,10 @@ struct task_group {
     s64 load_avg = 0;                   // Σ of the CPUs' tg_load_avg_contrib (atomic_long_t)
     std::vector<sched_entity*> se;      // per CPU; nullptr for the root
     std::vector<struct cfs_rq*> cfs_rq; // per CPU; the root's are the CPUs' rq->cfs
+    std::vector<task_group*> children;  // walk_tg_tree_from()'s order: oldest first
+    // CFS bandwidth control (sched/bandwidth.hpp; the core owns it): nullptr for a group
+    // that never had a quota, which then costs nothing.
+    cfs_bandwidth* cfs_b = nullptr;
 
     task_group() = default;
     task_group(const task_group&) = delete;
@@ -42,6 +48,7 @@ struct task_group {
     task_group(task_group& parent_group, std::string path, const std::vector<rq*>& rqs,
                bool by_deadline)
         : name(std::move(path)), parent(&parent_group) {
+        parent_group.children.push_back(this);
         for (std::size_t c = 0; c < rqs.size(); ++c) {
             auto q = std::make_unique<struct cfs_rq>(by_deadline);
             q->rq = rqs[c];

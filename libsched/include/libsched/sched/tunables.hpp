@@ -68,6 +68,9 @@ struct sched_tunables {
     // CONFIG_RT_GROUP_SCHED, a kernel configuration the RT class reads with its tunables:
     // from 6.12 (5f6bd380c7bd) RT bandwidth throttles only with it.
     bool rt_group_sched = false;
+    // CFS bandwidth control: the runtime a CPU's queue takes from its group's pool at a
+    // time (sysctl_sched_cfs_bandwidth_slice, 5000 us).
+    duration cfs_bandwidth_slice = 5'000'000;
 };
 
 // RR_TIMESLICE (include/linux/sched/rt.h): 100 ms in jiffies.
