@@ -60,6 +60,16 @@ private:
             if (sc.machine.kernel >= kernel_version{5, 15} && !g.shares && !g.weight &&
                 pick(0, 4) == 0)
                 g.idle = true;
+            // CFS bandwidth: modelled up to 6.17, bursts from 5.14. A child of a limited
+            // parent stays unlimited (v1 refuses a child more runtime than its parent).
+            const bool parent_limited =
+                g.name.find('/') != std::string::npos && sc.cgroups[0].quota.has_value();
+            if (sc.machine.kernel < kernel_version{6, 18} && !parent_limited && pick(0, 2) == 0) {
+                g.period = pick(1, 200) * nsec_per_msec;
+                g.quota = pick(1, 400) * nsec_per_msec;
+                if (sc.machine.kernel >= kernel_version{5, 14} && pick(0, 2) == 0)
+                    g.burst = pick(0, static_cast<int>(*g.quota / nsec_per_msec)) * nsec_per_msec;
+            }
             sc.cgroups.push_back(g);
         }
     }

@@ -80,7 +80,9 @@ private:
         if (weight != q.load.weight)
             fail(name + ": load.weight differs from the sum of the queued entities' weights");
         if (h_nr != q.h_nr_queued || h_delayed != q.h_nr_delayed)
-            fail(name + ": h_nr_queued / h_nr_delayed differ from the entities below");
+            fail(name + ": h_nr_queued / h_nr_delayed are " + std::to_string(q.h_nr_queued) +
+                 " / " + std::to_string(q.h_nr_delayed) + ", the entities below hold " +
+                 std::to_string(h_nr) + " / " + std::to_string(h_delayed));
         // EEVDF: the queue's weighted lags Σ w·(V − v) lie in (−W, 0] (V rounds down).
         if (c.params().eevdf() && load + (q.curr && q.curr->on_rq ? 1 : 0) > 0) {
             const u64 v = avg_vruntime(q);

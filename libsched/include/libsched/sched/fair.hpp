@@ -719,21 +719,28 @@ private:
             resched_curr(r);
     }
 
-    // set_delayed() / clear_delayed() (6.12+): a delayed task counted on every level above.
-    // A group entity is delayed only with no task left below it: nothing to count.
+    // set_delayed() / clear_delayed() (6.12+): a delayed task counted on every level above,
+    // up to a throttled queue (whose entity left the levels above it). A group entity is
+    // delayed only with no task left below it: nothing to count.
     static void set_delayed(sched_entity& se) {
         se.sched_delayed = true;
         if (!entity_is_task(se))
             return;
-        for (sched_entity& e : for_each_sched_entity(&se))
+        for (sched_entity& e : for_each_sched_entity(&se)) {
             ++cfs_rq_of(e).h_nr_delayed;
+            if (cfs_rq_throttled(cfs_rq_of(e)))
+                break;
+        }
     }
     static void clear_delayed(sched_entity& se) {
         se.sched_delayed = false;
         if (!entity_is_task(se))
             return;
-        for (sched_entity& e : for_each_sched_entity(&se))
+        for (sched_entity& e : for_each_sched_entity(&se)) {
             --cfs_rq_of(e).h_nr_delayed;
+            if (cfs_rq_throttled(cfs_rq_of(e)))
+                break;
+        }
     }
 
     // se_update_runnable(): a group entity's runnable count follows its queue's.
