@@ -26,13 +26,17 @@ import sys
 
 # case id -> what the replay's entries stand for, in order: ("group", name) sums the tasks
 # of a cpu cgroup and its children (the measurement's "groups"); ("task", index) is one
-# burner (its "task_index").  Cases 5, 6a, 6b and 7 need CFS bandwidth control and are
-# left out.
+# burner (its "task_index").  Cases 5, 6a, 6b and 7 use CFS bandwidth control; their
+# experiments also carry the groups' cpu.stat deltas ("cpu_stat").
 FIGURES = {
     "1": [("group", "a"), ("group", "b")],
     "2": [("group", "a"), ("group", "b")],
     "3": [("group", "P/x"), ("group", "P/y"), ("group", "Q")],
     "4": [("group", "a"), ("group", "b")],
+    "5": [("task", 0), ("task", 1)],
+    "6a": [("task", 0), ("task", 1), ("task", 2)],
+    "6b": [("task", 0), ("task", 1), ("task", 2)],
+    "7": [("group", "q"), ("group", "u")],
     "8": [("task", 0), ("task", 1)],
     "9": [("task", 0), ("task", 1)],
     "10a": [("task", 0), ("task", 1)],
@@ -83,6 +87,22 @@ def figure(case: dict, entries: list) -> dict:
     return out
 
 
+def cpu_stat(case: dict) -> dict | None:
+    """The cpu.stat deltas of each group with a quota: the file's medians, and each
+    repetition's, unchanged."""
+    medians = case["medians"]["groups"]
+    out = {}
+    for name, g in medians.items():
+        settings = [x["settings"] for x in case["config"]["groups"] if x["name"] == name]
+        if not settings or "cpu.cfs_quota_us" not in settings[0]:
+            continue
+        out[name] = {
+            "median": g["cpu_stat_delta"],
+            "repetitions": [r["groups"][name]["cpu_stat_delta"] for r in case["repetitions"]],
+        }
+    return out or None
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 3:
         print(__doc__, file=sys.stderr)
@@ -94,16 +114,18 @@ def main(argv: list[str]) -> int:
     for case in doc["cases"]:
         if case["id"] not in FIGURES:
             continue
-        experiments.append(
-            {
-                "id": f"host-6.18-{case['id']}",
-                "case": case["id"],
-                "name": case["name"],
-                "description": case["config"]["description"],
-                "repetitions": len(case["repetitions"]),
-                "cpus": figure(case, FIGURES[case["id"]]),
-            }
-        )
+        experiment = {
+            "id": f"host-6.18-{case['id']}",
+            "case": case["id"],
+            "name": case["name"],
+            "description": case["config"]["description"],
+            "repetitions": len(case["repetitions"]),
+            "cpus": figure(case, FIGURES[case["id"]]),
+        }
+        stat = cpu_stat(case)
+        if stat:
+            experiment["cpu_stat"] = stat
+        experiments.append(experiment)
     result = {
         "about": (
             f"Figures derived from {source} by tools/host-measure/replay_figures.py, in the "
@@ -113,7 +135,9 @@ def main(argv: list[str]) -> int:
             "the repetition's run length (run_ns), in percent of one CPU, as the source's "
             "medians give 'cpus' for a group; repetitions_percent: each repetition's value; "
             "max_abs_deviation_percent: the farthest repetition's distance "
-            "from the median. Cases 5, 6a, 6b and 7 (CFS bandwidth control) are left out."
+            "from the median. Cases 5, 6a, 6b and 7 (CFS bandwidth control) also give, for "
+            "each group with a quota, 'cpu_stat': the source's median cpu.stat deltas and "
+            "each repetition's, unchanged."
         ),
         "source": source,
         "host": doc["host"],
