@@ -167,6 +167,27 @@ traced run_traced(const scenario& sc) {
     return out;
 }
 
+// For each of the task's first turns after a wakeup (in the window), the wakeup before it
+// and the start of the turn: how many there are, and how many `hit(woke, in)` says yes to.
+struct wakeup_count {
+    std::size_t n = 0, hits = 0;
+};
+template <class Hit>
+wakeup_count count_wakeup_turns(const traced& t, const std::string& comm, Hit hit) {
+    wakeup_count c;
+    const std::vector<sim_time>& woke = t.woke.at(comm);
+    for (const turn& x : t.turns.at(comm)) {
+        if (!x.after_wakeup)
+            continue;
+        const auto it = std::upper_bound(woke.begin(), woke.end(), x.in);
+        if (it == woke.begin())
+            continue;
+        ++c.n;
+        c.hits += hit(*(it - 1), x.in) ? 1 : 0;
+    }
+    return c;
+}
+
 std::vector<duration> lengths(const std::vector<turn>& ts) {
     std::vector<duration> out;
     for (const turn& t : ts)
@@ -1127,19 +1148,10 @@ TEST_CASE("NEXT_BUDDY: an EEVDF wakee is picked at the next pick") {
             INFO("NEXT_BUDDY " << on);
             const traced t = run_traced(with_feature(sc, "next_buddy", on));
             REQUIRE(t.turns.count("p") == 1);
-            std::size_t n = 0, at_next_pick = 0;
-            const std::vector<sim_time>& woke = t.woke.at("p");
-            for (const turn& x : t.turns.at("p")) {
-                if (!x.after_wakeup)
-                    continue;
-                const auto it = std::upper_bound(woke.begin(), woke.end(), x.in);
-                if (it == woke.begin())
-                    continue;
-                const sim_time w = *(it - 1);
+            const auto [n, at_next_pick] = count_wakeup_turns(t, "p", [](sim_time w, sim_time in) {
                 const sim_time next_tick = (w / (4 * ms) + 1) * (4 * ms);
-                ++n;
-                at_next_pick += x.in == w + 1 * us || x.in == next_tick + 1 * us;
-            }
+                return in == w + 1 * us || in == next_tick + 1 * us;
+            });
             REQUIRE(n > 30);
             CHECK(at_next_pick == (on ? n : 0));
             if (!on) {
@@ -1164,19 +1176,9 @@ TEST_CASE("NEXT_BUDDY: issue 13's example, two burners and a 300 us / 5 ms task"
         CHECK_FALSE(find(run_one(with_feature(sc, "next_buddy", true)), "p").wakeup_latency ==
                     find(run_one(with_feature(sc, "next_buddy", false)), "p").wakeup_latency);
         REQUIRE(t.turns.count("p") == 1);
-        std::size_t n = 0, at_next_pick = 0;
-        const std::vector<sim_time>& woke = t.woke.at("p");
-        for (const turn& x : t.turns.at("p")) {
-            if (!x.after_wakeup)
-                continue;
-            const auto it = std::upper_bound(woke.begin(), woke.end(), x.in);
-            if (it == woke.begin())
-                continue;
-            const sim_time w = *(it - 1);
-            const sim_time next_tick = (w / (4 * ms) + 1) * (4 * ms);
-            ++n;
-            at_next_pick += x.in <= next_tick + 10 * us;
-        }
+        const auto [n, at_next_pick] = count_wakeup_turns(t, "p", [](sim_time w, sim_time in) {
+            return in <= (w / (4 * ms) + 1) * (4 * ms) + 10 * us;
+        });
         REQUIRE(n > 30);
         CHECK(static_cast<double>(at_next_pick) > 0.9 * static_cast<double>(n));
     }
