@@ -299,7 +299,8 @@ class Rep:
             pol = {"fifo": os.SCHED_FIFO, "rr": os.SCHED_RR}[t["policy"]]
             os.sched_setscheduler(pid, pol, os.sched_param(t["prio"]))
 
-    def reap(self, until_ns):
+    def reap(self, until_ns, poll_s=0.02):
+        """Wait for the children to exit, at most until until_ns (monotonic)."""
         while self.alive and time.monotonic_ns() < until_ns:
             for pid in list(self.alive):
                 try:
@@ -308,7 +309,7 @@ class Rep:
                     p = pid
                 if p == pid:
                     self.alive.discard(pid)
-            time.sleep(0.02)
+            time.sleep(poll_s)
 
     def cleanup(self):
         for w in self.wfds:
@@ -322,16 +323,7 @@ class Rep:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-        end = time.monotonic_ns() + 5 * NS
-        while self.alive and time.monotonic_ns() < end:
-            for pid in list(self.alive):
-                try:
-                    p, _ = os.waitpid(pid, os.WNOHANG)
-                except ChildProcessError:
-                    p = pid
-                if p == pid:
-                    self.alive.discard(pid)
-            time.sleep(0.01)
+        self.reap(time.monotonic_ns() + 5 * NS, poll_s=0.01)
         for d in reversed(self.created):
             for _ in range(100):
                 try:
