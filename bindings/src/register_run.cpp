@@ -14,6 +14,7 @@
 #include <pybind11/iostream.h>
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -34,7 +35,9 @@ std::string run_to_json(const scenario& sc, std::optional<int> repetitions,
         py::gil_scoped_release no_gil; // the model touches no Python object
         result = simulate(sc, opt);
     }
-    return to_json(result, sc).dump();
+    std::ostringstream text;
+    write_json(text, result, sc, -1);
+    return text.str();
 }
 
 } // namespace

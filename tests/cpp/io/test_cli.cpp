@@ -218,6 +218,18 @@ TEST_CASE("run prints a report or JSON") {
     CHECK(doc["repetitions"][1]["model"]["seed"] == 10);
     CHECK(doc["summary"].size() == 2);
     CHECK(doc.contains("error"));
+
+    // Several files: an array of the documents, the failing file left out.
+    const temp_file bad("libsched-cli-run-bad.toml", "length = [");
+    const auto several =
+        cli({"run", "-q", "--json", "--reps", "2", "--seed", "9", f.path(), bad.path(), f.path()});
+    CHECK(several.status == 1);
+    const auto docs = nlohmann::json::parse(several.out);
+    REQUIRE(docs.size() == 2);
+    CHECK(docs[0] == doc);
+    CHECK(docs[1] == doc);
+    CHECK(nlohmann::json::parse(cli({"run", "-q", "--json", bad.path(), bad.path()}).out) ==
+          nlohmann::json::array());
 }
 
 TEST_CASE("replay runs a folder's files in order and sums up the comparisons") {

@@ -4,6 +4,7 @@
 #include <libsched/io/result_json.hpp>
 #include <libsched/model/fair_params_of.hpp>
 #include <libsched/version.hpp>
+#include <sstream>
 
 using namespace libsched;
 
@@ -167,4 +168,24 @@ TEST_CASE("RT tasks: the policy and priority of each task, the RT settings in ef
     CHECK(t["sched_rt_period_us"] == 1'000'000);
     CHECK(t["sched_rr_timeslice_jiffies"] == 25);
     CHECK(t["fair_server_runtime_ns"] == 50'000'000);
+}
+
+TEST_CASE("write_json writes the text of to_json(...).dump() one task at a time") {
+    const run_result r = sample_run::result();
+    const scenario sc = sample_run::scenario();
+    for (const int indent : {-1, 0, 2, 4}) {
+        std::ostringstream streamed;
+        write_json(streamed, r, sc, indent);
+        CHECK(streamed.str() == to_json(r, sc).dump(indent));
+    }
+    // Nested as the element of an outer array, as the CLI writes several documents.
+    std::ostringstream nested;
+    nested << "[\n  ";
+    write_json(nested, r, sc, 2, 1);
+    nested << "\n]";
+    CHECK(nested.str() == nlohmann::json::array({to_json(r, sc)}).dump(2));
+    // Empty repetitions and task lists are [] as in dump().
+    std::ostringstream empty;
+    write_json(empty, run_result{}, sc, 2);
+    CHECK(empty.str() == to_json(run_result{}, sc).dump(2));
 }

@@ -132,7 +132,10 @@ inline int cmd_run(const run_command& cmd, std::ostream& out, std::ostream& err)
         return exit_usage;
     }
     int status = exit_ok;
-    nlohmann::json documents = nlohmann::json::array();
+    // One file gives one JSON object, several an array of them, each written as it finishes.
+    const bool json_array = cmd.json && cmd.files.size() > 1;
+    if (json_array)
+        out << '[';
     bool first = true;
     for (const std::string& path : cmd.files) {
         auto sc = load_reporting(path, err);
@@ -167,19 +170,20 @@ inline int cmd_run(const run_command& cmd, std::ostream& out, std::ostream& err)
             continue;
         }
         if (cmd.json) {
-            documents.push_back(to_json(*result, *sc));
-            continue;
+            if (json_array)
+                out << (first ? "\n  " : ",\n  ");
+            write_json(out, *result, *sc, 2, json_array ? 1 : 0);
+            if (!json_array)
+                out << '\n';
+        } else {
+            if (!first)
+                out << '\n';
+            print_report(out, *result, *sc);
         }
-        if (!first)
-            out << '\n';
         first = false;
-        print_report(out, *result, *sc);
     }
-    // One file gives one JSON object, several an array of them.
-    if (cmd.json && cmd.files.size() == 1 && !documents.empty())
-        out << documents.front().dump(2) << '\n';
-    else if (cmd.json && cmd.files.size() > 1)
-        out << documents.dump(2) << '\n';
+    if (json_array)
+        out << (first ? "]\n" : "\n]\n");
     return status;
 }
 

@@ -15,7 +15,9 @@
 #include <libsched/stats/summary.hpp>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <ostream>
 #include <string>
+#include <utility>
 
 namespace libsched {
 namespace detail {
@@ -192,11 +194,10 @@ inline nlohmann::json perf_stat_json(const stats::perf_counters& window,
     return {{"window", perf_json(window)}, {"run", perf_json(run)}};
 }
 
+// A repetition with its tasks as given: the built array, or a placeholder that write_json()
+// streams.
 inline nlohmann::json repetition_json(const repetition_result& rep, const run_result& result,
-                                      const scenario& sc) {
-    nlohmann::json tasks = nlohmann::json::array();
-    for (const task_result& t : rep.tasks)
-        tasks.push_back(task_json(t));
+                                      const scenario& sc, nlohmann::json tasks) {
     nlohmann::json cpus = nlohmann::json::array();
     for (const cpu_result& c : rep.cpus)
         cpus.push_back(cpu_json(c));
@@ -204,12 +205,19 @@ inline nlohmann::json repetition_json(const repetition_result& rep, const run_re
     for (const task_group_result& g : rep.task_groups)
         groups.push_back(task_group_json(g));
     return {
-        {"tasks", tasks},
+        {"tasks", std::move(tasks)},
         {"cpus", cpus},
         {"task_groups", groups},
         {"perf_stat", perf_stat_json(stats::perf_stat_window(rep, stats::window_length(result, sc)),
                                      stats::perf_stat_run(rep, sc.length))},
         {"model", {{"seed", rep.seed}, {"events", rep.events}}}};
+}
+
+inline nlohmann::json tasks_json(const repetition_result& rep) {
+    nlohmann::json tasks = nlohmann::json::array();
+    for (const task_result& t : rep.tasks)
+        tasks.push_back(task_json(t));
+    return tasks;
 }
 
 inline nlohmann::json row_json(const stats::row_summary& row) {
@@ -250,13 +258,9 @@ inline nlohmann::json groups_json(const stats::group_summary& s, const measured_
     return j;
 }
 
-} // namespace detail
-
-inline nlohmann::json to_json(const run_result& result, const scenario& sc) {
-    nlohmann::json reps = nlohmann::json::array();
-    for (const repetition_result& rep : result.repetitions)
-        reps.push_back(detail::repetition_json(rep, result, sc));
-
+// The document with its repetitions as given (see repetition_json()).
+inline nlohmann::json document_json(const run_result& result, const scenario& sc,
+                                    nlohmann::json reps) {
     const std::vector<stats::row_summary> entries = stats::summarize_entries(result, sc);
     nlohmann::json summary = nlohmann::json::array();
     for (const stats::row_summary& row : entries)
@@ -269,7 +273,7 @@ inline nlohmann::json to_json(const run_result& result, const scenario& sc) {
         {"window", {{"start", sc.window_start}, {"end", sc.window_stop()}}},
         {"reference",
          sc.reference.empty() ? nlohmann::json(nullptr) : nlohmann::json(sc.reference)},
-        {"repetitions", reps},
+        {"repetitions", std::move(reps)},
         {"summary", summary},
     };
     if (!result.repetitions.empty()) {
@@ -305,6 +309,96 @@ inline nlohmann::json to_json(const run_result& result, const scenario& sc) {
     j["error"] = error;
     j["within_tolerance"] = within;
     return j;
+}
+
+// Writes v as v.dump(indent) would, nested `depth` levels deep.
+inline void write_indented(std::ostream& out, const nlohmann::json& v, int indent, int depth) {
+    const std::string text = v.dump(indent);
+    if (indent < 0 || depth == 0) {
+        out << text;
+        return;
+    }
+    // dump() escapes newlines inside strings: every raw one is the layout's.
+    const std::string pad(static_cast<std::size_t>(indent * depth), ' ');
+    for (const char c : text) {
+        out.put(c);
+        if (c == '\n')
+            out << pad;
+    }
+}
+
+inline void write_newline(std::ostream& out, int indent, int depth) {
+    if (indent >= 0)
+        out << '\n' << std::string(static_cast<std::size_t>(indent * depth), ' ');
+}
+
+// Writes an object (keys in j's order, as dump() does) whose value at `streamed_key` comes
+// from write_streamed(depth) instead of j.
+template <class Streamed>
+void write_object(std::ostream& out, const nlohmann::json& j, const char* streamed_key, int indent,
+                  int depth, Streamed write_streamed) {
+    out << '{';
+    bool first = true;
+    for (const auto& [key, value] : j.items()) {
+        if (!first)
+            out << ',';
+        first = false;
+        write_newline(out, indent, depth + 1);
+        out << nlohmann::json(key).dump() << (indent < 0 ? ":" : ": ");
+        if (key == streamed_key)
+            write_streamed(depth + 1);
+        else
+            write_indented(out, value, indent, depth + 1);
+    }
+    if (!first)
+        write_newline(out, indent, depth);
+    out << '}';
+}
+
+// Writes an array of n elements, element i by write_element(i, depth).
+template <class Element>
+void write_array(std::ostream& out, std::size_t n, int indent, int depth, Element write_element) {
+    out << '[';
+    for (std::size_t i = 0; i < n; ++i) {
+        if (i > 0)
+            out << ',';
+        write_newline(out, indent, depth + 1);
+        write_element(i, depth + 1);
+    }
+    if (n > 0)
+        write_newline(out, indent, depth);
+    out << ']';
+}
+
+} // namespace detail
+
+inline nlohmann::json to_json(const run_result& result, const scenario& sc) {
+    nlohmann::json reps = nlohmann::json::array();
+    for (const repetition_result& rep : result.repetitions)
+        reps.push_back(detail::repetition_json(rep, result, sc, detail::tasks_json(rep)));
+    return detail::document_json(result, sc, std::move(reps));
+}
+
+// The text of to_json(result, sc).dump(indent), written one task at a time: the memory it
+// needs grows with the largest task's record, not with the number of tasks (a whole
+// nlohmann::json document of 100,000 tasks takes about 8 KiB per task).
+inline void write_json(std::ostream& out, const run_result& result, const scenario& sc,
+                       int indent = 2, int depth = 0) {
+    using namespace detail;
+    const nlohmann::json head = document_json(result, sc, nullptr);
+    write_object(out, head, "repetitions", indent, depth, [&](int reps_depth) {
+        const auto& reps = result.repetitions;
+        write_array(out, reps.size(), indent, reps_depth, [&](std::size_t r, int rep_depth) {
+            const nlohmann::json rep = repetition_json(reps[r], result, sc, nullptr);
+            write_object(out, rep, "tasks", indent, rep_depth, [&](int tasks_depth) {
+                const auto& tasks = reps[r].tasks;
+                write_array(out, tasks.size(), indent, tasks_depth,
+                            [&](std::size_t t, int task_depth) {
+                                write_indented(out, task_json(tasks[t]), indent, task_depth);
+                            });
+            });
+        });
+    });
 }
 
 } // namespace libsched
