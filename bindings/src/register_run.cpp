@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 #include <libsched/io/cli.hpp>
+#include <libsched/io/interrupt.hpp>
 #include <libsched/io/result_json.hpp>
 #include <libsched/io/scenario_toml.hpp>
 #include <libsched/model/simulate.hpp>
@@ -30,10 +31,22 @@ std::string run_to_json(const scenario& sc, std::optional<int> repetitions,
     run_options opt;
     opt.repetitions = repetitions;
     opt.seed = seed;
+    // Ctrl-C in the main thread (the only one Python delivers it to) stops the model before
+    // its next event and raises KeyboardInterrupt here.
+    const py::object threading = py::module_::import("threading");
+    std::optional<interrupt_guard> ctrl_c;
+    if (threading.attr("current_thread")().is(threading.attr("main_thread")())) {
+        ctrl_c.emplace();
+        opt.interrupt = ctrl_c->flag();
+    }
     run_result result;
     {
         py::gil_scoped_release no_gil; // the model touches no Python object
         result = simulate(sc, opt);
+    }
+    if (result.interrupted) {
+        PyErr_SetNone(PyExc_KeyboardInterrupt);
+        throw py::error_already_set();
     }
     std::ostringstream text;
     write_json(text, result, sc, -1);

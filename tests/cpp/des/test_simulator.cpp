@@ -1,6 +1,7 @@
 // des/simulator.hpp: the (time, order, sequence) order, refused events, run(until), step and
 // peek.
 #include <algorithm>
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <libsched/des/simulator.hpp>
@@ -228,4 +229,33 @@ TEST_CASE("an event in the past or a time past the representable is refused, not
     CHECK(sim.after(std::numeric_limits<time_point>::max() - 100) ==
           std::numeric_limits<time_point>::max());
     CHECK(sim.pending() == 0); // nothing refused was queued
+}
+
+TEST_CASE("an interrupt stops run() before the next event and keeps the clock there") {
+    simulator sim;
+    std::atomic<bool> flag{false};
+    // The handler raises the flag at t = 20, as a signal arriving during that event would.
+    struct raiser final : handler {
+        std::atomic<bool>* flag = nullptr;
+        std::vector<time_point> at;
+        bool fire(simulator& s, std::uint64_t, event_id) override {
+            at.push_back(s.now());
+            if (s.now() == 20)
+                flag->store(true);
+            return true;
+        }
+    } h;
+    h.flag = &flag;
+    for (const time_point t : {10, 20, 30, 40})
+        sim.schedule_at(t, 0, h);
+    sim.interrupt_on(&flag);
+    sim.run(100);
+    CHECK(h.at == std::vector<time_point>{10, 20});
+    CHECK(sim.now() == 20);
+    CHECK(sim.interrupted());
+    // Cleared, the run goes on where it stopped.
+    flag = false;
+    sim.run(100);
+    CHECK(h.at == std::vector<time_point>{10, 20, 30, 40});
+    CHECK(sim.now() == 100);
 }

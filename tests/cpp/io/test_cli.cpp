@@ -7,8 +7,11 @@
 #include <libsched/io/cli.hpp>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <signal.h>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <unistd.h>
 #include <vector>
 
 using namespace libsched;
@@ -70,7 +73,7 @@ bool contains(const std::string& text, const std::string& part) {
 
 TEST_CASE("check: ok for a good file, status 1 and the field for a bad one") {
     const temp_file good("libsched-cli-good.toml", pair_scenario);
-    const auto ok = cli({"check", good.path()});
+    const auto ok = cli({"check", "--no-estimate", good.path()});
     CHECK(ok.status == 0);
     CHECK(ok.out == good.path() + ": ok\n");
 
@@ -86,6 +89,19 @@ TEST_CASE("check: ok for a good file, status 1 and the field for a bad one") {
     CHECK(missing.status == 1);
     CHECK(contains(missing.out, ": ok"));
     CHECK(contains(missing.err, "libsched: no-such-file.toml: no such file"));
+}
+
+TEST_CASE("check estimates events, time and memory from a pilot run") {
+    const temp_file good("libsched-cli-estimate.toml", pair_scenario);
+    const auto r = cli({"check", good.path()});
+    CHECK(r.status == 0);
+    // The 200 ms pair runs whole in the pilot: its events are exact, as a run counts them.
+    const auto json = nlohmann::json::parse(cli({"run", "-q", "--json", good.path()}).out);
+    const auto events = json["repetitions"][0]["model"]["events"].get<std::uint64_t>();
+    CHECK(contains(r.out, good.path() + ": ok\n  events: " + std::to_string(events) +
+                              " per repetition (the pilot ran the whole repetition)\n"));
+    CHECK(contains(r.out, "  time: "));
+    CHECK(contains(r.out, "  memory: "));
 }
 
 TEST_CASE("check prints every error of a file, one a line, and exits 1") {
@@ -504,4 +520,62 @@ TEST_CASE("a two-group replay outside its tolerance fails and names the measure"
     INFO(shown.err);
     CHECK(shown.status == 0);
     CHECK(contains(shown.out, "not judged"));
+}
+
+namespace {
+
+// cli(args) with a SIGINT sent to the process once the command has its Ctrl-C handler in
+// place, as a user's Ctrl-C arrives.
+cli_result cli_interrupted(const std::vector<std::string>& args) {
+    std::thread ctrl_c([] {
+        while (!interrupt_guard::active())
+            std::this_thread::sleep_for(std::chrono::milliseconds{1});
+        kill(getpid(), SIGINT);
+    });
+    cli_result r = cli(args);
+    ctrl_c.join();
+    return r;
+}
+
+void (*sigint_handler())(int) {
+    struct sigaction now {};
+    sigaction(SIGINT, nullptr, &now);
+    return now.sa_handler;
+}
+
+// Far longer than any test waits: only Ctrl-C ends it.
+const char* const endless_scenario = R"(name = "endless"
+length = "100000s"
+repetitions = 2
+[[tasks]]
+name = "b"
+count = 2
+)";
+
+} // namespace
+
+TEST_CASE("Ctrl-C stops run with what finished, marked interrupted, and exit status 130") {
+    const auto before = sigint_handler();
+    const temp_file f("libsched-cli-endless.toml", endless_scenario);
+    const auto report = cli_interrupted({"run", "-q", f.path()});
+    CHECK(report.status == 130);
+    CHECK(contains(report.out, "INTERRUPTED: repetition 1 of 2 stopped at"));
+    CHECK(contains(report.out, "(no repetition finished)"));
+    CHECK(contains(report.err, "interrupted; the results are of the repetitions that finished"));
+
+    const auto json = cli_interrupted({"run", "-q", "--json", f.path(), f.path()});
+    CHECK(json.status == 130);
+    CHECK(contains(json.err, "; 1 file not run"));
+    const auto docs = nlohmann::json::parse(json.out);
+    REQUIRE(docs.size() == 1);
+    CHECK(docs[0]["interrupted"]["repetition"] == 0);
+    CHECK(docs[0]["interrupted"]["repetitions_finished"] == 0);
+    CHECK(docs[0]["interrupted"]["at"].get<std::int64_t>() >= 0);
+    CHECK(docs[0]["repetitions"].empty());
+
+    const auto replay = cli_interrupted({"replay", f.path()});
+    CHECK(replay.status == 130);
+    CHECK_FALSE(contains(replay.out, "replay summary"));
+    // The handler is gone again: SIGINT's disposition is what it was before (Catch2's).
+    CHECK(sigint_handler() == before);
 }

@@ -3,10 +3,12 @@
 // getrusage readings, determinism.
 #include "model_helpers.hpp"
 #include <algorithm>
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <libsched/model/estimate.hpp>
 #include <libsched/model/fair_params_of.hpp>
 #include <libsched/model/simulate.hpp>
 #include <string>
@@ -746,4 +748,63 @@ TEST_CASE("wakeup latency counts only wakeups inside the window") {
     const task_result& t = r.tasks.front();
     CHECK(t.wakeup_latency.size() == 100); // releases at 1.00 s ... 1.99 s
     CHECK(t.lateness.size() == 100);
+}
+
+TEST_CASE("an interrupted run keeps the repetitions that finished and says where it stopped") {
+    scenario sc = one_cpu({6, 6});
+    sc.length = 1 * sec;
+    sc.repetitions = 3;
+    sc.tasks = {burner("b", 0, 2)};
+    std::atomic<bool> flag{false};
+    run_options opt;
+    opt.interrupt = &flag;
+    opt.on_progress = [&flag](const progress_info& p) {
+        if (p.repetition == 1 && p.now == 300 * ms)
+            flag = true; // as if Ctrl-C came while the second repetition ran
+    };
+    const run_result r = simulate(sc, opt);
+    REQUIRE(r.interrupted);
+    CHECK(r.interrupted->repetition == 1);
+    CHECK(r.interrupted->repetitions == 3);
+    CHECK(r.interrupted->at == 300 * ms);
+    REQUIRE(r.repetitions.size() == 1);
+    // The finished repetition is the one an uninterrupted run gives.
+    sc.repetitions = 1;
+    const run_result whole = simulate(sc);
+    CHECK_FALSE(whole.interrupted);
+    CHECK(r.repetitions[0].events == whole.repetitions[0].events);
+    CHECK(r.repetitions[0].tasks[0].sum_exec_runtime ==
+          whole.repetitions[0].tasks[0].sum_exec_runtime);
+
+    // Raised before the start: nothing runs.
+    flag = true;
+    run_options raised;
+    raised.interrupt = &flag;
+    const run_result none = simulate(sc, raised);
+    REQUIRE(none.interrupted);
+    CHECK(none.interrupted->at == 0);
+    CHECK(none.repetitions.empty());
+}
+
+TEST_CASE("estimate_run extrapolates the pilot's event rate to the whole run") {
+    scenario sc = one_cpu({6, 6});
+    sc.tasks = {burner("b", 0, 2), periodic("p", 1 * ms, 9 * ms)};
+    // Short: the pilot is the whole run, event for event.
+    sc.length = 2 * sec;
+    run_estimate e = estimate_run(sc);
+    CHECK(e.whole);
+    CHECK(e.pilot_length == sc.length);
+    CHECK(e.events_per_repetition == static_cast<double>(run_one(sc).events));
+    // Long: a steady state, so the pilot's rate holds for the rest within a few percent.
+    sc.length = 400 * sec;
+    sc.repetitions = 2;
+    e = estimate_run(sc);
+    CHECK_FALSE(e.whole);
+    CHECK(e.pilot_length < sc.length);
+    CHECK(e.pilot_events >= 100'000);
+    sc.repetitions = 1;
+    const double events = static_cast<double>(run_one(sc).events);
+    CHECK(e.events_per_repetition == Approx(events).epsilon(0.03));
+    CHECK(e.events() == 2 * e.events_per_repetition);
+    CHECK(e.result_bytes == 3 * sizeof(task_result) + sizeof(cpu_result));
 }

@@ -1,6 +1,7 @@
 #pragma once
 // The discrete-event engine: a clock, a pending-event set and a seeded random source. It
 // knows nothing about scheduling; models register handlers and schedule events.
+#include <atomic>
 #include <cstdint>
 #include <libsched/des/event_queue.hpp>
 #include <libsched/des/random.hpp>
@@ -73,16 +74,24 @@ public:
         return false;
     }
 
-    // Runs events with time < until (or until stop()), then sets the clock to until.
+    // Runs events with time < until (or until stop() or an interrupt), then sets the clock
+    // to until.
     void run(time_point until) {
         stopped_ = false;
-        while (!stopped_ && !queue_.empty() && queue_.top().key.time < until)
+        while (!stopped_ && !interrupted() && !queue_.empty() && queue_.top().key.time < until)
             dispatch();
-        if (!stopped_ && now_ < until)
+        if (!stopped_ && !interrupted() && now_ < until) // else the clock stays at the last event
             now_ = until;
     }
 
     void stop() { stopped_ = true; }
+
+    // A flag polled before every event of run(), which returns early once it reads true; a
+    // signal handler may set it (std::atomic<bool> is lock-free). nullptr: none.
+    void interrupt_on(const std::atomic<bool>* flag) { interrupt_ = flag; }
+    bool interrupted() const {
+        return interrupt_ != nullptr && interrupt_->load(std::memory_order_relaxed);
+    }
 
     // Events run so far (refused ones not counted).
     std::uint64_t events_processed() const { return processed_; }
@@ -107,6 +116,7 @@ private:
     event_id next_seq_ = 0;
     std::uint64_t processed_ = 0;
     bool stopped_ = false;
+    const std::atomic<bool>* interrupt_ = nullptr;
     event_queue queue_;
     random_source rng_;
 };

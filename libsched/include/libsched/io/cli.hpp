@@ -6,15 +6,19 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <exception>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iomanip>
 #include <libsched/io/host_topology.hpp>
+#include <libsched/io/interrupt.hpp>
 #include <libsched/io/report.hpp>
 #include <libsched/io/result_json.hpp>
 #include <libsched/io/scenario_toml.hpp>
+#include <libsched/model/estimate.hpp>
 #include <libsched/model/simulate.hpp>
 #include <libsched/scenario/validate.hpp>
 #include <libsched/sched/features.hpp>
@@ -26,6 +30,7 @@
 #include <optional>
 #include <ostream>
 #include <set>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,6 +41,16 @@ namespace detail {
 inline constexpr int exit_ok = 0;
 inline constexpr int exit_failure = 1; // a scenario or file error, a replay's miss
 inline constexpr int exit_usage = 2;
+inline constexpr int exit_interrupted = 128 + SIGINT; // as a shell reports a Ctrl-C
+
+// Said on err when Ctrl-C stopped the run of `path`, with the files left unrun.
+inline void report_interrupt(std::ostream& err, const std::string& path, std::size_t not_run) {
+    err << "libsched: " << path << ": interrupted; the results are of the repetitions that "
+        << "finished";
+    if (not_run > 0)
+        err << "; " << not_run << (not_run == 1 ? " file" : " files") << " not run";
+    err << '\n';
+}
 
 inline constexpr const char* default_replay_dir = "examples/replays";
 
@@ -75,14 +90,16 @@ inline std::function<void(const progress_info&)> progress_lines(std::ostream& er
         last = now;
         err << "libsched: " << name << ": repetition " << p.repetition + 1 << " of "
             << p.repetitions << ", " << format_duration(p.now) << " of " << format_duration(p.end)
-            << " simulated\n";
+            << " simulated" << std::endl; // seen at once through a redirected stream too
     };
 }
 
-inline std::optional<run_result> simulate_reporting(const scenario& sc, const std::string& path,
-                                                    const run_options& options, std::ostream& err) {
+// What running the model on the scenario of `path` gives, or nothing with its error on err.
+template <class Run>
+auto model_reporting(const std::string& path, std::ostream& err, Run run)
+    -> std::optional<decltype(run())> {
     try {
-        return simulate(sc, options);
+        return run();
     } catch (const scenario_error& e) {
         print_errors(err, e.origin().empty() ? e.in(path) : e);
         return std::nullopt;
@@ -90,6 +107,11 @@ inline std::optional<run_result> simulate_reporting(const scenario& sc, const st
         err << "libsched: " << path << ": " << e.what() << '\n';
         return std::nullopt;
     }
+}
+
+inline std::optional<run_result> simulate_reporting(const scenario& sc, const std::string& path,
+                                                    const run_options& options, std::ostream& err) {
+    return model_reporting(path, err, [&] { return simulate(sc, options); });
 }
 
 struct run_command {
@@ -137,7 +159,9 @@ inline int cmd_run(const run_command& cmd, std::ostream& out, std::ostream& err)
     if (json_array)
         out << '[';
     bool first = true;
-    for (const std::string& path : cmd.files) {
+    const interrupt_guard ctrl_c;
+    for (std::size_t f = 0; f < cmd.files.size(); ++f) {
+        const std::string& path = cmd.files[f];
         auto sc = load_reporting(path, err);
         if (!sc) {
             status = exit_failure;
@@ -155,6 +179,7 @@ inline int cmd_run(const run_command& cmd, std::ostream& out, std::ostream& err)
             options.check_invariants = true;
         if (!cmd.quiet)
             options.on_progress = progress_lines(err, sc->name);
+        options.interrupt = ctrl_c.flag();
         std::ofstream csv;
         if (!cmd.trace.empty()) {
             csv.open(cmd.trace);
@@ -181,6 +206,11 @@ inline int cmd_run(const run_command& cmd, std::ostream& out, std::ostream& err)
             print_report(out, *result, *sc);
         }
         first = false;
+        if (result->interrupted) {
+            report_interrupt(err, path, cmd.files.size() - f - 1);
+            status = exit_interrupted;
+            break;
+        }
     }
     if (json_array)
         out << (first ? "]\n" : "\n]\n");
@@ -260,7 +290,9 @@ inline int cmd_replay(std::vector<std::string> paths, std::ostream& out, std::os
     }
     replay_comparisons summary;
     std::vector<group_row> groups;
-    for (const std::string& path : files) {
+    const interrupt_guard ctrl_c;
+    for (std::size_t f = 0; f < files.size(); ++f) {
+        const std::string& path = files[f];
         const auto sc = load_reporting(path, err);
         if (!sc) {
             status = exit_failure;
@@ -268,10 +300,17 @@ inline int cmd_replay(std::vector<std::string> paths, std::ostream& out, std::os
         }
         run_options options;
         options.on_progress = progress_lines(err, sc->name);
+        options.interrupt = ctrl_c.flag();
         const auto result = simulate_reporting(*sc, path, options, err);
         if (!result) {
             status = exit_failure;
             continue;
+        }
+        // A replay cut short is not judged: the summary has the ones that finished.
+        if (result->interrupted) {
+            report_interrupt(err, path, files.size() - f - 1);
+            status = exit_interrupted;
+            break;
         }
         if (!summary.empty())
             out << '\n';
@@ -292,18 +331,74 @@ inline int cmd_replay(std::vector<std::string> paths, std::ostream& out, std::os
     if (const int misses = report_misses(summary, err); misses > 0) {
         err << "libsched: replay: " << misses << (misses == 1 ? " prediction" : " predictions")
             << " not within the measurement's tolerance\n";
-        status = exit_failure;
+        if (status != exit_interrupted)
+            status = exit_failure;
     }
     return status;
 }
 
-inline int cmd_check(const std::vector<std::string>& files, std::ostream& out, std::ostream& err) {
+// Bytes as "3.2 MiB".
+inline std::string mebibytes(double bytes) {
+    const double mib = bytes / (1024.0 * 1024.0);
+    return (mib < 0.1 ? std::string{"< 0.1"} : fixed(mib, 1)) + " MiB";
+}
+
+// An estimate's figure: a whole number below 10,000, else two significant digits ("2.4e9").
+inline std::string about(double v) {
+    std::ostringstream text;
+    if (v < 1e4) {
+        text << std::llround(v);
+        return text.str();
+    }
+    const int exponent = static_cast<int>(std::floor(std::log10(v)));
+    text << fixed(v / std::pow(10.0, exponent), 1) << 'e' << exponent;
+    return text.str();
+}
+
+inline void print_estimate(std::ostream& out, const run_estimate& e) {
+    const bool whole = e.whole;
+    out << "  events: "
+        << (whole ? std::to_string(e.pilot_events) : "about " + about(e.events_per_repetition))
+        << " per repetition";
+    if (e.repetitions > 1)
+        out << ", " << about(e.events()) << " for " << e.repetitions << " repetitions";
+    if (whole)
+        out << " (the pilot ran the whole repetition)\n";
+    else
+        out << " (extrapolated from " << e.pilot_events << " in the first "
+            << format_duration(e.pilot_length) << ")\n";
+    out << "  time: "
+        << (e.wall_seconds < 1 ? std::string{"under 1"} : "about " + about(e.wall_seconds))
+        << " s on this machine, at the pilot's speed\n";
+    if (e.model_bytes)
+        out << "  memory: model " << mebibytes(static_cast<double>(*e.model_bytes))
+            << " while a repetition runs (measured; it does not grow with the length)\n"
+            << "          results ";
+    else
+        out << "  memory: results ";
+    out << mebibytes(static_cast<double>(e.result_bytes * e.repetitions))
+        << " kept, plus each task's latency samples (bounded, not by the length)\n";
+}
+
+inline int cmd_check(const std::vector<std::string>& files, bool estimate, std::ostream& out,
+                     std::ostream& err) {
     int status = exit_ok;
     for (const std::string& path : files) {
-        if (load_reporting(path, err))
-            out << path << ": ok\n";
-        else
+        const auto sc = load_reporting(path, err);
+        if (!sc) {
             status = exit_failure;
+            continue;
+        }
+        if (!estimate) {
+            out << path << ": ok\n";
+            continue;
+        }
+        if (const auto e = model_reporting(path, err, [&] { return estimate_run(*sc); })) {
+            out << path << ": ok\n";
+            print_estimate(out, *e);
+        } else {
+            status = exit_failure;
+        }
     }
     return status;
 }
@@ -476,8 +571,12 @@ inline int run_cli(const std::vector<std::string>& args, std::ostream& out, std:
                                    default_replay_dir + ")");
 
         std::vector<std::string> check_files;
-        CLI::App* check_app = app.add_subcommand("check", "Validate scenario files");
+        bool no_estimate = false;
+        CLI::App* check_app = app.add_subcommand(
+            "check", "Validate scenario files and estimate what running them costs");
         check_app->add_option("SCENARIO", check_files, "Scenario files (TOML)")->required();
+        check_app->add_flag("--no-estimate", no_estimate,
+                            "Only validate: no pilot run for the events and memory estimate");
 
         std::optional<std::string> kernel;
         CLI::App* features_app =
@@ -514,7 +613,7 @@ inline int run_cli(const std::vector<std::string>& args, std::ostream& out, std:
         if (replay_app->parsed())
             return cmd_replay(replay_paths, out, err);
         if (check_app->parsed())
-            return cmd_check(check_files, out, err);
+            return cmd_check(check_files, !no_estimate, out, err);
         if (features_app->parsed())
             return cmd_features(kernel, out, err);
         if (weights_app->parsed())

@@ -255,9 +255,15 @@ inline void print_report(std::ostream& out, const run_result& result, const scen
     using detail::align;
     using detail::fixed;
     out << detail::report_header(sc, result.repetitions.size()) << '\n';
+    if (const auto& stop = result.interrupted)
+        out << "INTERRUPTED: repetition " << stop->repetition + 1 << " of " << stop->repetitions
+            << " stopped at " << format_duration(stop->at) << " of " << format_duration(sc.length)
+            << "; the figures below are of the " << result.repetitions.size()
+            << (result.repetitions.size() == 1 ? " repetition" : " repetitions")
+            << " that finished\n";
     const std::vector<stats::row_summary> entries = stats::summarize_entries(result, sc);
     if (entries.empty()) {
-        out << "(no repetition ran)\n";
+        out << (result.interrupted ? "(no repetition finished)\n" : "(no repetition ran)\n");
         return;
     }
 

@@ -274,8 +274,14 @@ inline nlohmann::json document_json(const run_result& result, const scenario& sc
         {"reference",
          sc.reference.empty() ? nlohmann::json(nullptr) : nlohmann::json(sc.reference)},
         {"repetitions", std::move(reps)},
+        {"interrupted", nullptr},
         {"summary", summary},
     };
+    if (const auto& stop = result.interrupted)
+        j["interrupted"] = {{"repetition", stop->repetition},
+                            {"repetitions", stop->repetitions},
+                            {"repetitions_finished", result.repetitions.size()},
+                            {"at", stop->at}};
     if (!result.repetitions.empty()) {
         const stats::perf_summary perf = stats::summarize_perf(result, sc);
         j["perf_stat"] = detail::perf_stat_json(perf.window, perf.run);

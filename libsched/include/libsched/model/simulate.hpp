@@ -1,5 +1,6 @@
 #pragma once
 // Run a scenario through the model: the entry point for the CLI, the bindings and users.
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <libsched/scenario/result.hpp>
@@ -27,6 +28,10 @@ struct run_options {
     // throws invariant_violation. Unset: the build's default (on where
     // LIBSCHED_CHECK_INVARIANTS is defined, as in the test builds).
     std::optional<bool> check_invariants;
+    // Polled before every event: once it reads true the run stops, keeping the repetitions
+    // that finished and saying where it stopped (run_result::interrupted). A signal handler
+    // may set it.
+    const std::atomic<bool>* interrupt = nullptr;
 };
 
 // Validates the scenario (throws scenario_error) and runs every repetition.

@@ -64,12 +64,17 @@ public:
         if (finished_)
             return;
         if (checking_)
-            while (sim_.step(std::min(until, sc_.length)))
+            while (!sim_.interrupted() && sim_.step(std::min(until, sc_.length)))
                 checker_.check(core_, tasks_, sim_.events_processed());
         sim_.run(std::min(until, sc_.length));
-        if (until >= sc_.length)
+        if (until >= sc_.length && !sim_.interrupted())
             finish();
     }
+
+    // A flag that stops run() before the next event once it reads true (des::simulator::
+    // interrupt_on()); the run can go on after it is cleared.
+    void interrupt_on(const std::atomic<bool>* flag) { sim_.interrupt_on(flag); }
+    bool interrupted() const { return sim_.interrupted(); }
 
     // The invariant-checking mode (model/invariants.hpp): from now on every event is
     // followed by a check, which throws invariant_violation at the first state that breaks

@@ -116,11 +116,20 @@ struct repetition_result {
     std::uint64_t events = 0;                   // engine events processed
 };
 
+// Where an interrupted run stopped (run_options::interrupt): the repetitions before this one
+// finished and are the run's results; this one is left out.
+struct interruption {
+    int repetition = 0;  // 0-based
+    int repetitions = 0; // asked for
+    sim_time at = 0;     // the stopped repetition's simulated time
+};
+
 struct run_result {
     std::string scenario;
     sim_time window_start = 0, window_end = 0;
     libsched::provenance provenance; // where the numbers come from
     std::vector<repetition_result> repetitions;
+    std::optional<interruption> interrupted; // unset: every repetition ran to the end
 };
 
 } // namespace libsched

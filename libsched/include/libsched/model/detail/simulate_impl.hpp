@@ -25,12 +25,17 @@ inline run_result simulate(const scenario& sc, const run_options& opt) {
         system s(sc, seed + static_cast<std::uint64_t>(i), std::move(trace));
         if (opt.check_invariants)
             s.check_invariants(*opt.check_invariants);
+        s.interrupt_on(opt.interrupt);
         constexpr duration progress_step = 100 * nsec_per_msec;
-        for (sim_time t = 0; t < sc.length;) {
+        for (sim_time t = 0; t < sc.length && !s.interrupted();) {
             t = std::min(t + progress_step, sc.length);
             s.run(t);
-            if (opt.on_progress)
+            if (opt.on_progress && !s.interrupted())
                 opt.on_progress({i, reps, t, sc.length});
+        }
+        if (!s.done()) {
+            r.interrupted = interruption{i, reps, s.now()};
+            break;
         }
         repetition_result rep = s.result();
         rep.seed = seed + static_cast<std::uint64_t>(i);
