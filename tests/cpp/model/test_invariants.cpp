@@ -86,6 +86,40 @@ TEST_CASE("wrong weighted sums and lost CPU time are caught") {
     }
 }
 
+TEST_CASE("a broken class order and lost bandwidth runtime are caught") {
+    SECTION("an RT task left waiting behind another for more than two ticks") {
+        scenario sc;
+        sc.machine.kernel = {6, 6};
+        sc.length = nsec_per_sec / 2;
+        task_spec fifo = burner("fifo");
+        fifo.policy = sched_policy::fifo;
+        fifo.rt_priority = 50;
+        sc.tasks = {fifo, burner("fair")};
+        libsched::system s(sc, 1);
+        s.check_invariants(true);
+        s.run(100 * nsec_per_msec);
+        const_cast<rq&>(s.cpu_rq(0)).rt.highest_prio_curr = 0; // as if priority 99 waited
+        CHECK_THAT(violation_of(s), Catch::Contains("(RT) runs while a higher RT priority waits"));
+    }
+    SECTION("runtime that leaves a group's pool unaccounted") {
+        scenario sc;
+        sc.machine.kernel = {6, 6};
+        sc.length = nsec_per_sec;
+        cgroup_spec g;
+        g.name = "capped";
+        g.quota = 20 * nsec_per_msec;
+        sc.cgroups = {g};
+        task_spec b = burner("b");
+        b.cgroup = "capped";
+        sc.tasks = {b};
+        libsched::system s(sc, 1);
+        s.check_invariants(true);
+        s.run(250 * nsec_per_msec);
+        const_cast<task&>(*s.find_task("b")).sched_task_group->cfs_b->runtime_in += 1;
+        CHECK_THAT(violation_of(s), Catch::Contains("group capped: runtime is not conserved"));
+    }
+}
+
 TEST_CASE("the checking mode changes no result") {
     scenario sc = two_burners_one_cpu();
     run_options on, off;

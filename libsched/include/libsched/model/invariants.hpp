@@ -3,6 +3,8 @@
 // the state every rule relies on is checked against a recomputation from the entities
 // themselves. A violation throws invariant_violation naming what broke, with the run
 // queues' state. O(queued entities + tasks) per check.
+#include <algorithm>
+#include <libsched/sched/bandwidth.hpp>
 #include <libsched/sched/core.hpp>
 #include <libsched/sched/debug.hpp>
 #include <memory>
@@ -32,6 +34,8 @@ public:
             for (std::size_t cpu = 0; cpu < tg->cfs_rq.size(); ++cpu)
                 check_queue(c, *tg->cfs_rq[cpu], queue_name(*tg, cpu), fail);
         check_tasks(c, tasks, fail);
+        check_class_order(c, fail);
+        check_bandwidth(c, tasks, fail);
         check_conservation(c, tasks, fail);
         check_monotonic(c, tasks, fail);
         if (!what.empty())
@@ -130,6 +134,93 @@ private:
         }
     }
 
+    // The class order stop > fair server > RT > fair > idle: what runs is what
+    // __pick_next_task() would pick now, or it becomes so within two ticks. Not at once: a
+    // reschedule asked for during the pick is cleared after it (clear_tsk_need_resched()),
+    // as when the fair server's budget runs out in the pick's update_curr(), and then the
+    // next tick or wakeup repairs the order.
+    template <class Fail> void check_class_order(const Core& c, Fail fail) {
+        broken_since_.resize(static_cast<std::size_t>(c.nr_cpus()), -1);
+        for (int cpu = 0; cpu < c.nr_cpus(); ++cpu) {
+            const rq& r = c.cpu_rq(cpu);
+            const std::string broken = class_order_broken(c, r);
+            sim_time& since = broken_since_[static_cast<std::size_t>(cpu)];
+            if (broken.empty())
+                since = -1;
+            else if (since < 0)
+                since = c.now();
+            else if (c.now() - since > 2 * c.params().tun.tick_nsec)
+                fail("cpu " + std::to_string(cpu) + ": " + r.curr->comm + broken +
+                     " since t = " + std::to_string(since) + " ns");
+        }
+    }
+
+    // How the CPU's running task breaks the class order; empty if it does not.
+    static std::string class_order_broken(const Core& c, const rq& r) {
+        const task& curr = *r.curr;
+        if (c.is_stopper(curr))
+            return {};
+        const bool fair_waiting = r.cfs.h_nr_queued > 0;
+        const bool server =
+            fair_waiting && c.dl_servers() != nullptr && c.dl_servers()->runnable(r);
+        const bool rt_waiting = r.rt.rt_queued && r.rt.rt_nr_running > 0;
+        if (is_idle_task(r, curr))
+            return nr_running(r) > 0 ? " (idle) runs while tasks wait" : "";
+        if (rt_policy(curr.policy)) {
+            if (server)
+                return " (RT) runs while the fair server is runnable";
+            if (!rt_waiting || r.rt.highest_prio_curr < task_prio(curr))
+                return " (RT) runs while a higher RT priority waits or its queue is throttled";
+            return {};
+        }
+        return rt_waiting && !server ? " (fair) runs while an RT task waits" : "";
+    }
+
+    // CFS bandwidth (sched/bandwidth.hpp), for every group with a quota: the pool never
+    // negative; the throttled list holding exactly the group's throttled queues,
+    // none of them with runtime left; and runtime conserved: everything put into the pool
+    // is in the pool, held by a CPU's queue, or charged to what ran on the group's queues
+    // (its fair tasks and its child groups' entities), to the ns.
+    template <class Fail>
+    static void check_bandwidth(const Core& c, const std::vector<std::unique_ptr<task>>& tasks,
+                                Fail fail) {
+        for (const auto& tg : c.task_groups()) {
+            const cfs_bandwidth* b = tg->cfs_b;
+            if (b == nullptr || b->quota == runtime_inf)
+                continue;
+            const std::string name = "group " + tg->name;
+            // Runtime given back (__return_cfs_rq_runtime()) may take it above quota + burst
+            // until the next refill caps it.
+            if (b->runtime < 0)
+                fail(name + ": the pool holds " + std::to_string(b->runtime) + " ns");
+            s128 held = b->runtime;
+            std::size_t throttled = 0;
+            for (const cfs_rq* q : tg->cfs_rq) {
+                held += q->runtime_remaining;
+                if (!q->throttled)
+                    continue;
+                ++throttled;
+                if (q->runtime_remaining > 0)
+                    fail(name + ": a throttled queue holds runtime");
+                if (std::find(b->throttled_cfs_rq.begin(), b->throttled_cfs_rq.end(), q) ==
+                    b->throttled_cfs_rq.end())
+                    fail(name + ": a throttled queue is not on the throttled list");
+            }
+            if (throttled != b->throttled_cfs_rq.size())
+                fail(name + ": the throttled list holds other queues than the throttled ones");
+            for (const auto& t : tasks)
+                if (t->sched_task_group == tg.get() && !rt_policy(t->policy))
+                    held += t->se.sum_exec_runtime;
+            for (const task_group* child : tg->children)
+                for (const sched_entity* se : child->se)
+                    held += se->sum_exec_runtime;
+            if (held != b->runtime_in)
+                fail(name + ": runtime is not conserved: " + std::to_string(b->runtime_in) +
+                     " ns put into the pool, " + std::to_string(static_cast<s64>(held)) +
+                     " ns in the pool, held or charged");
+        }
+    }
+
     // CPU time handed out equals busy time: each CPU's task clock advanced while a task ran
     // (wall busy time less the IRQ time taken out) is what the tasks were charged plus what
     // the running ones have not been charged yet.
@@ -203,6 +294,7 @@ private:
     };
     std::vector<task_counters> counters_;
     std::vector<std::uint64_t> switches_;
+    std::vector<sim_time> broken_since_; // per CPU: since when the class order is broken
 };
 
 } // namespace libsched

@@ -59,7 +59,10 @@ struct cfs_bandwidth {
     duration slice = default_cfs_bandwidth_slice; // sched_cfs_bandwidth_slice()
     s64 runtime = 0;                              // the pool (u64 in the kernel, never < 0)
     s64 runtime_snap = 0;                         // the pool after the last refill
-    bool idle = false;                            // no runtime asked for this period
+    // Everything put into the pool, less what a new quota took from the queues (for the
+    // invariant checker's conservation of runtime).
+    s64 runtime_in = 0;
+    bool idle = false; // no runtime asked for this period
     bool period_active = false;
     bool slack_started = false;
     std::list<cfs_rq*> throttled_cfs_rq; // oldest first
@@ -114,6 +117,7 @@ inline void start_cfs_bandwidth(cfs_bandwidth& b) {
 inline void refill_cfs_bandwidth_runtime(cfs_bandwidth& b) {
     if (b.quota == runtime_inf)
         return;
+    const s64 before = b.runtime;
     b.runtime += b.quota;
     const s64 used_beyond = b.runtime_snap - b.runtime;
     if (used_beyond > 0) {
@@ -122,6 +126,7 @@ inline void refill_cfs_bandwidth_runtime(cfs_bandwidth& b) {
     }
     b.runtime = std::min(b.runtime, b.quota + b.burst);
     b.runtime_snap = b.runtime;
+    b.runtime_in += b.runtime - before;
 }
 
 // __assign_cfs_rq_runtime(): bring the queue's runtime up to target from the pool, as far

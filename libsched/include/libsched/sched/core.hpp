@@ -101,6 +101,8 @@ public:
     const rq& task_rq(const task& p) const { return cpu_rq(p.cpu); }
     fair_sched_class& fair() { return fair_; }
     rt_sched_class& rt() { return *rt_; }
+    // The CPU's stopper (migration/N), above every class.
+    bool is_stopper(const task& t) const { return t.sched_class == &stop_; }
     // 6.12+ with RT tasks: the CPUs' fair servers (nullptr otherwise).
     const fair_server* dl_servers() const { return server_.get(); }
     // The load balancer (nullptr on one CPU): its domains and counters.
@@ -168,6 +170,7 @@ public:
             cfs_rq& q = *tg.cfs_rq[c];
             update_rq_clock(cpus_[c]->runqueue);
             q.runtime_enabled = enabled;
+            b.runtime_in -= q.runtime_remaining;
             q.runtime_remaining = 0;
             if (q.throttled)
                 bandwidth::unthrottle_cfs_rq(fair_, q);
