@@ -3,7 +3,10 @@
 // at quota / period CPUs over many periods (the overrun of one period is repaid in the
 // next), a CPU's queue never holds more than a slice, nor runs more than a tick past its
 // runtime; burst lets a group use up to quota + burst in a period after idle ones; an idle
-// group's timer stops; throttled time is the time each CPU's queue spent throttled.
+// group's timer stops; throttled time is the time each CPU's queue spent throttled. 6.18's
+// task-based throttling: tasks parked one by one as picked and enqueued again at the
+// unthrottle, wakeups queued below a throttled queue, the balancer's rules, and throttled
+// time from the first parked task.
 #include "model_helpers.hpp"
 #include <algorithm>
 #include <libsched/io/result_json.hpp>
@@ -19,6 +22,9 @@ namespace {
 // of the period), 6.6 (EEVDF; empty queues' throttled time not counted), 6.12 (delayed
 // dequeue), 6.17 (the last before task-based throttling).
 const std::vector<kernel_version> releases = {{5, 15}, {6, 1}, {6, 6}, {6, 12}, {6, 17}};
+// And 6.18, which throttles task by task: what a quota gives a group is the same.
+const std::vector<kernel_version> all_releases = {{5, 15}, {6, 1},  {6, 6},
+                                                  {6, 12}, {6, 17}, {6, 18}};
 
 constexpr duration ms = 1'000'000;
 
@@ -78,7 +84,7 @@ runtime_extremes follow_runtime(const scenario& sc) {
 } // namespace
 
 TEST_CASE("50ms/100ms caps two burners on two CPUs at half a CPU, throttled every period") {
-    for (const kernel_version v : releases) {
+    for (const kernel_version v : all_releases) {
         INFO("kernel " << v.str());
         scenario sc = burners_under(v, 2, 2, 50 * ms);
         const repetition_result r = run_one(sc);
@@ -97,7 +103,7 @@ TEST_CASE("50ms/100ms caps two burners on two CPUs at half a CPU, throttled ever
 }
 
 TEST_CASE("150ms/100ms lets three burners on two CPUs use 1.5 CPUs") {
-    for (const kernel_version v : releases) {
+    for (const kernel_version v : all_releases) {
         INFO("kernel " << v.str());
         scenario sc = burners_under(v, 2, 3, 150 * ms);
         const repetition_result r = run_one(sc);
@@ -107,7 +113,7 @@ TEST_CASE("150ms/100ms lets three burners on two CPUs use 1.5 CPUs") {
 }
 
 TEST_CASE("on one CPU a 20ms/100ms group gets 20 %, an unlimited burner beside it the rest") {
-    for (const kernel_version v : releases) {
+    for (const kernel_version v : all_releases) {
         INFO("kernel " << v.str());
         scenario sc = machine(v, 1);
         sc.cgroups = {limited("g", 20 * ms)};
@@ -177,7 +183,7 @@ TEST_CASE("burst: a bursty group uses up to quota + burst in a period after idle
 }
 
 TEST_CASE("an idle group's period timer stops: nr_periods stops growing") {
-    for (const kernel_version v : releases) {
+    for (const kernel_version v : all_releases) {
         INFO("kernel " << v.str());
         // 10 ms of work every 4 s: each activation starts the timer, which expires once in
         // use and once idle, then stops (up to a third expiry where the work straddles one).
@@ -193,10 +199,11 @@ TEST_CASE("an idle group's period timer stops: nr_periods stops growing") {
 }
 
 TEST_CASE("throttled_time is the time each CPU's queue spent throttled") {
-    for (const kernel_version v : releases) {
+    for (const kernel_version v : all_releases) {
         INFO("kernel " << v.str());
         // Nothing else runs: each CPU idles exactly while its queue of the group is
-        // throttled, up to the throttles in progress at the window's ends, which count
+        // throttled (6.18: while its task is parked, from the pick right after the
+        // throttle), up to the throttles in progress at the window's ends, which count
         // when they end (cpu.stat adds them at the unthrottle).
         scenario sc = burners_under(v, 2, 2, 50 * ms);
         const repetition_result r = run_one(sc);
@@ -211,7 +218,7 @@ TEST_CASE("throttled_time is the time each CPU's queue spent throttled") {
 }
 
 TEST_CASE("with bandwidth control each CPU's time is its tasks' time plus idle") {
-    for (const kernel_version v : releases) {
+    for (const kernel_version v : all_releases) {
         INFO("kernel " << v.str());
         scenario sc = machine(v, 2);
         sc.cgroups = {limited("g", 70 * ms), limited("h", 3 * ms, 10 * ms)};
@@ -324,11 +331,10 @@ TEST_CASE("bad bandwidth settings are errors naming the field") {
     CHECK(has_field(error_fields(old), "cgroups[0].burst"));
     old.machine.kernel = {5, 3};
     CHECK(has_field(error_fields(old), "cgroups[0].quota"));
+    // 6.18's task-based throttling is modelled: its quotas are accepted.
     scenario task_based = machine({6, 18}, 1);
     task_based.tasks = {burner("t")};
-    task_based.cgroups = {limited("a", 20 * ms)};
-    CHECK(has_field(error_fields(task_based), "cgroups[0].quota"));
-    task_based.cgroups[0].quota.reset(); // a period alone limits nothing: accepted
+    task_based.cgroups = {limited("a", 20 * ms, 100 * ms, 10 * ms)};
     CHECK(error_fields(task_based).empty());
     // v1 refuses a child with more runtime per period than its parent; v2 accepts it.
     scenario nested = machine({6, 12}, 1);
@@ -342,4 +348,259 @@ TEST_CASE("bad bandwidth settings are errors naming the field") {
     slice.tasks = {burner("t")};
     slice.machine.cfs_bandwidth_slice_ns = 500;
     CHECK(has_field(error_fields(slice), "machine.cfs_bandwidth_slice"));
+}
+
+// ---------------------------------------------------------------------------------------
+// 6.18's task-based throttling (e1fad12dcb66 and its series): a throttle marks the
+// hierarchy and leaves everything queued; a task picked below a throttled queue is parked
+// on the queue's limbo list (at its return to user mode, which the model takes to be the
+// pick); the unthrottle enqueues the parked tasks again. 6.17 dequeues the group's entity
+// with all its tasks at the throttle.
+
+namespace {
+
+// One CPU: group g (20 ms / 100 ms) with three burners, and a free burner beside it, so
+// that the CPU does not go idle when g is throttled.
+scenario three_limited_and_a_free_one(kernel_version v) {
+    scenario sc = machine(v, 1);
+    sc.length = 1 * nsec_per_sec;
+    sc.cgroups = {limited("g", 20 * ms)};
+    sc.tasks = {in_group(burner("a", 0, 3), "g"), burner("free")};
+    return sc;
+}
+
+// What a run shows of g's queue on CPU 0, event by event.
+struct throttle_walk {
+    int throttles = 0, unthrottles = 0;
+    int throttled_with_all_queued = 0; // at the throttle: nothing parked, the entity queued
+    int throttled_and_dequeued = 0;    // at the throttle: the entity left the root queue
+    int all_parked = 0;                // events after which every task of g was parked
+    int unthrottled_all_back = 0;      // at the unthrottle: every task queued again
+    std::size_t most_parked = 0;
+};
+
+throttle_walk walk_throttles(const scenario& sc) {
+    libsched::system s(sc, sc.seed);
+    s.check_invariants(true);
+    const task& first = *s.find_task("a.0");
+    const task_group& g = *first.sched_task_group;
+    const cfs_rq& q = *g.cfs_rq[0];
+    throttle_walk w;
+    bool was_throttled = false;
+    while (s.step()) {
+        std::size_t parked = 0, queued = 0, started = 0;
+        for (const auto& t : s.tasks())
+            if (t->sched_task_group == &g) {
+                started += t->state != task_state::not_started ? 1 : 0;
+                parked += t->throttled ? 1 : 0;
+                queued += t->se.on_rq ? 1 : 0;
+                // A parked task is still runnable, on no queue, not running (and in the
+                // invariant checker's view, on its queue's limbo list once).
+                if (t->throttled)
+                    CHECK((t->state == task_state::runnable && !t->se.on_rq &&
+                           s.cpu_rq(0).curr != t.get()));
+            }
+        if (started < 3) // the burners start one by one
+            continue;
+        CHECK(parked + queued == 3);
+        CHECK(parked == q.throttled_limbo_list.size());
+        w.most_parked = std::max(w.most_parked, parked);
+        if (q.throttled && !was_throttled) {
+            ++w.throttles;
+            if (q.throttled_limbo_list.empty() && q.h_nr_queued == 3 && g.se[0]->on_rq)
+                ++w.throttled_with_all_queued;
+            if (!g.se[0]->on_rq)
+                ++w.throttled_and_dequeued;
+        }
+        if (!q.throttled && was_throttled) {
+            ++w.unthrottles;
+            if (parked == 0 && q.h_nr_queued == 3)
+                ++w.unthrottled_all_back;
+        }
+        if (parked == 3 && !g.se[0]->on_rq)
+            ++w.all_parked;
+        was_throttled = q.throttled;
+    }
+    return w;
+}
+
+} // namespace
+
+TEST_CASE("6.18: a throttle parks no task; each is parked when picked, all come back after") {
+    const throttle_walk w = walk_throttles(three_limited_and_a_free_one({6, 18}));
+    // 1 s of 100 ms periods, throttled in each after 20 ms of g's time.
+    CHECK(w.throttles >= 8);
+    CHECK(w.unthrottles >= w.throttles - 1);
+    // At the throttle the tasks and the group's entity stay queued...
+    CHECK(w.throttled_with_all_queued == w.throttles);
+    CHECK(w.throttled_and_dequeued == 0);
+    // ...until the group is picked, which parks its tasks; its entity then leaves the root
+    // queue, its queue being empty.
+    CHECK(w.most_parked == 3);
+    CHECK(w.all_parked > 0);
+    // The unthrottle enqueues every parked task again.
+    CHECK(w.unthrottled_all_back == w.unthrottles);
+}
+
+TEST_CASE("6.17 still dequeues the throttled queue's entity with all its tasks at once") {
+    const throttle_walk w = walk_throttles(three_limited_and_a_free_one({6, 17}));
+    CHECK(w.throttles >= 8);
+    CHECK(w.throttled_and_dequeued == w.throttles);
+    CHECK(w.throttled_with_all_queued == 0);
+    CHECK(w.most_parked == 0); // no limbo list before 6.18
+}
+
+TEST_CASE("6.18: a task waking below a throttled queue is queued up to the root, then parked") {
+    // g (5 ms / 100 ms) has a task that runs 1 ms and sleeps 2 ms, beside a free burner on
+    // one CPU: most of its wakeups come while g is throttled.
+    for (const kernel_version v : {kernel_version{6, 17}, kernel_version{6, 18}}) {
+        INFO("kernel " << v.str());
+        scenario sc = machine(v, 1);
+        sc.length = 1 * nsec_per_sec;
+        sc.cgroups = {limited("g", 5 * ms)};
+        sc.tasks = {in_group(periodic("p", 1 * ms, 2 * ms), "g"), burner("free")};
+        libsched::system s(sc, sc.seed);
+        s.check_invariants(true);
+        const task& p = *s.find_task("p");
+        const cfs_rq& q = *p.sched_task_group->cfs_rq[0];
+        const rq& cpu = s.cpu_rq(0);
+        int seen_from_root = 0, parked = 0;
+        bool was_parked = false;
+        while (s.step()) {
+            // Queued below the throttled queue: does the CPU's queue count it?
+            if (q.throttled && p.se.on_rq && cpu.cfs.h_nr_queued == 2)
+                ++seen_from_root;
+            if (p.throttled && !was_parked)
+                ++parked;
+            was_parked = p.throttled;
+        }
+        if (v >= kernel_version{6, 18}) {
+            CHECK(seen_from_root > 0);
+            CHECK(parked >= 5);
+        } else {
+            CHECK(seen_from_root == 0);
+            CHECK(parked == 0);
+        }
+    }
+}
+
+namespace {
+
+// Two CPUs. g (20 ms / 100 ms) has two burners pinned to CPU 0 beside a free burner pinned
+// there; CPU 1 runs a short periodic task, so it goes newly idle every 0.7 ms. At `widen`
+// (if > 0) the burners may run on both CPUs.
+scenario pinned_group_then_free(kernel_version v, sim_time widen) {
+    scenario sc = machine(v, 2);
+    sc.length = 1 * nsec_per_sec;
+    sc.cgroups = {limited("g", 20 * ms)};
+    task_spec a = in_group(burner("a", 0, 2), "g");
+    a.affinity = {0};
+    if (widen > 0)
+        a.set_affinity.push_back({widen, {0, 1}});
+    task_spec f = burner("f");
+    f.affinity = {0};
+    task_spec p = periodic("p", 200'000, 500'000);
+    p.affinity = {1};
+    sc.tasks = {a, f, p};
+    return sc;
+}
+
+struct group_moves {
+    int moves = 0, from_throttled = 0, to_throttled = 0;
+};
+
+group_moves count_group_moves(const scenario& sc) {
+    const libsched::system* view = nullptr;
+    group_moves m;
+    libsched::system s(sc, sc.seed, [&](const trace_event& e) {
+        if (e.kind != trace_kind::sched_migrate_task || view == nullptr)
+            return;
+        for (const auto& t : view->tasks())
+            if (t->pid == e.pid && !t->sched_task_group->is_root()) {
+                const task_group& tg = *t->sched_task_group;
+                ++m.moves;
+                m.from_throttled += throttled_hierarchy(*tg.cfs_rq[e.cpu]) ? 1 : 0;
+                m.to_throttled += throttled_hierarchy(*tg.cfs_rq[e.dest_cpu]) ? 1 : 0;
+            }
+    });
+    view = &s;
+    s.check_invariants(true);
+    s.run(sc.length);
+    return m;
+}
+
+} // namespace
+
+TEST_CASE("6.18: the balancer may move a task from where its group is throttled, not to it") {
+    // Find an instant at which g is throttled on CPU 0 while its tasks wait there unparked
+    // (the free burner runs), and let the burners move just after it.
+    sim_time widen = 0;
+    {
+        const scenario sc = pinned_group_then_free({6, 18}, 0);
+        libsched::system s(sc, sc.seed);
+        const cfs_rq& q = *s.find_task("a.0")->sched_task_group->cfs_rq[0];
+        while (s.step() && widen == 0)
+            if (s.now() > 200 * ms && q.throttled && q.h_nr_queued > 0)
+                widen = s.now() + 100'000;
+    }
+    REQUIRE(widen > 0);
+    // CPU 1, newly idle, pulls a waiting burner at once on 6.18 (throttled_lb_pair() is
+    // gone, and g is not throttled on CPU 1); 6.17 waits for the unthrottle.
+    const group_moves task_based = count_group_moves(pinned_group_then_free({6, 18}, widen));
+    CHECK(task_based.from_throttled > 0);
+    CHECK(task_based.to_throttled == 0); // lb_throttled_hierarchy()
+    const group_moves whole_queue = count_group_moves(pinned_group_then_free({6, 17}, widen));
+    CHECK(whole_queue.moves > 0);
+    CHECK(whole_queue.from_throttled == 0);
+    CHECK(whole_queue.to_throttled == 0);
+}
+
+TEST_CASE("6.18: throttled_time counts from the first parked task to the unthrottle") {
+    // One CPU, a limited burner beside a free one: after the throttle the free burner may
+    // run a while before g is picked and its task parked. 6.6-6.17 count the throttled
+    // time from the throttle (the queue has a task), 6.18 from the parking (eb962f251fbb).
+    for (const kernel_version v :
+         {kernel_version{6, 12}, kernel_version{6, 17}, kernel_version{6, 18}}) {
+        INFO("kernel " << v.str());
+        scenario sc = machine(v, 1);
+        sc.length = 2 * nsec_per_sec;
+        sc.cgroups = {limited("g", 10 * ms)};
+        sc.tasks = {in_group(burner("b"), "g"), burner("free", -3)};
+        libsched::system s(sc, sc.seed);
+        const task& b = *s.find_task("b");
+        const cfs_rq& q = *b.sched_task_group->cfs_rq[0];
+        // The time the queue was throttled and the time b was parked, closed intervals
+        // only (cpu.stat adds a throttle at its end).
+        duration throttled = 0, parked = 0;
+        sim_time throttled_since = -1, parked_since = -1;
+        sim_time before = 0;
+        while (s.step()) {
+            if (q.throttled && throttled_since < 0)
+                throttled_since = before;
+            if (!q.throttled && throttled_since >= 0) {
+                throttled += s.now() - throttled_since;
+                throttled_since = -1;
+            }
+            if (b.throttled && parked_since < 0)
+                parked_since = before;
+            if (!b.throttled && parked_since >= 0) {
+                parked += s.now() - parked_since;
+                parked_since = -1;
+            }
+            before = s.now();
+        }
+        const duration counted = b.sched_task_group->cfs_b->throttled_time;
+        CHECK(counted > 0);
+        // Each interval is known to within the events around its ends.
+        if (v >= kernel_version{6, 18}) {
+            CHECK(parked > 0);
+            CHECK(parked < throttled);
+            CHECK(static_cast<double>(counted) ==
+                  Approx(static_cast<double>(parked)).margin(20.0 * 10'000));
+        } else {
+            CHECK(parked == 0);
+            CHECK(static_cast<double>(counted) ==
+                  Approx(static_cast<double>(throttled)).margin(20.0 * 10'000));
+        }
+    }
 }

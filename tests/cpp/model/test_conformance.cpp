@@ -81,10 +81,10 @@ std::vector<kernel_version> eevdf_releases() {
     return out;
 }
 
-std::vector<kernel_version> bandwidth_releases() { // CFS bandwidth: 5.4-6.17 modelled
+std::vector<kernel_version> bandwidth_releases() { // CFS bandwidth: modelled from 5.4
     std::vector<kernel_version> out;
     for (const kernel_version v : sampled)
-        if (v >= kernel_version{5, 4} && v < kernel_version{6, 18})
+        if (v >= kernel_version{5, 4})
             out.push_back(v);
     return out;
 }

@@ -120,6 +120,26 @@ TEST_CASE("a broken class order and lost bandwidth runtime are caught") {
     }
 }
 
+TEST_CASE("a task parked by 6.18's throttling and then lost is caught") {
+    // One CPU, a limited group's burner beside a free one: on 6.18 the burner is parked
+    // on its queue's limbo list for most of each period.
+    scenario sc;
+    sc.machine.kernel = {6, 18};
+    sc.length = nsec_per_sec;
+    cgroup_spec g = cgroup("g");
+    g.quota = 10 * nsec_per_msec;
+    sc.cgroups = {g};
+    sc.tasks = {in_group(burner("a"), "g"), burner("free")};
+    libsched::system s(sc, 1);
+    s.check_invariants(true);
+    const task& a = *s.find_task("a");
+    while (!a.throttled && s.step()) {
+    }
+    REQUIRE(a.throttled);
+    const_cast<cfs_rq&>(*a.se.cfs_rq).throttled_limbo_list.clear();
+    CHECK_THAT(violation_of(s), Catch::Contains("a: runnable but on no run queue nor parked"));
+}
+
 TEST_CASE("the checking mode changes no result") {
     scenario sc = two_burners_one_cpu();
     run_options on, off;

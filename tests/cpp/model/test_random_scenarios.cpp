@@ -3,6 +3,7 @@
 // violation, and every run deterministic. The generator is seeded, so a failure is
 // reproduced by its index.
 #include "model_helpers.hpp"
+#include <algorithm>
 #include <libsched/scenario/validate.hpp>
 #include <libsched/sched/topology_presets.hpp>
 #include <random>
@@ -60,11 +61,12 @@ private:
             if (sc.machine.kernel >= kernel_version{5, 15} && !g.shares && !g.weight &&
                 pick(0, 4) == 0)
                 g.idle = true;
-            // CFS bandwidth: modelled up to 6.17, bursts from 5.14. A child of a limited
-            // parent stays unlimited (v1 refuses a child more runtime than its parent).
+            // CFS bandwidth: on every release here (from 5.4; 6.18+ task-based), bursts from
+            // 5.14. A child of a limited parent stays unlimited (v1 refuses a child more
+            // runtime than its parent).
             const bool parent_limited =
                 g.name.find('/') != std::string::npos && sc.cgroups[0].quota.has_value();
-            if (sc.machine.kernel < kernel_version{6, 18} && !parent_limited && pick(0, 2) == 0) {
+            if (!parent_limited && pick(0, 2) == 0) {
                 g.period = pick(1, 200) * nsec_per_msec;
                 g.quota = pick(1, 400) * nsec_per_msec;
                 if (sc.machine.kernel >= kernel_version{5, 14} && pick(0, 2) == 0)
@@ -151,13 +153,22 @@ std::string describe(const scenario& sc) {
     return s.str();
 }
 
+// A quota on a release that throttles task by task (6.18+).
+bool task_based_quota(const scenario& sc) {
+    return sc.machine.kernel >= kernel_version{6, 18} &&
+           std::any_of(sc.cgroups.begin(), sc.cgroups.end(),
+                       [](const cgroup_spec& g) { return g.quota.has_value(); });
+}
+
 } // namespace
 
 TEST_CASE("random valid scenarios keep every invariant and are deterministic") {
     scenario_generator gen(20261201);
     constexpr int scenarios = 150;
+    int task_based = 0;
     for (int i = 0; i < scenarios; ++i) {
         const scenario sc = gen.next();
+        task_based += task_based_quota(sc) ? 1 : 0;
         INFO("scenario " << i << ": " << describe(sc));
         const validation v = check_scenario(sc);
         for (const auto& e : v.errors)
@@ -173,4 +184,6 @@ TEST_CASE("random valid scenarios keep every invariant and are deterministic") {
             CHECK(a.repetitions[0].tasks[t].sum_exec_runtime ==
                   b.repetitions[0].tasks[t].sum_exec_runtime);
     }
+    // The generator reaches 6.18's task-based throttling, not only whole-queue throttling.
+    CHECK(task_based >= 5);
 }

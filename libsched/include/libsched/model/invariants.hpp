@@ -100,6 +100,30 @@ private:
             if (lag > 0 || lag <= -total)
                 fail(name + ": the weighted lags do not sum to zero (within V's rounding)");
         }
+        check_limbo(c, q, name, fail);
+    }
+
+    // 6.18+ task-based throttling: a parked task is on its own queue's limbo list once, marked
+    // throttled, on no run queue (so outside every count above) and not running, and only
+    // while the queue's hierarchy is throttled.
+    template <class Fail>
+    static void check_limbo(const Core& c, const cfs_rq& q, const std::string& name, Fail fail) {
+        if (q.throttled_limbo_list.empty())
+            return;
+        if (!task_based_throttle(c.params()))
+            fail(name + ": a task is parked on a release that dequeues whole queues");
+        if (!throttled_hierarchy(q))
+            fail(name + ": tasks are parked while the hierarchy is not throttled");
+        for (auto it = q.throttled_limbo_list.begin(); it != q.throttled_limbo_list.end(); ++it) {
+            const task& p = **it;
+            if (!p.throttled || p.se.on_rq || p.se.cfs_rq != &q)
+                fail(name + ": " + p.comm + " is parked but queued, unmarked, or of another queue");
+            if (c.cpu_rq(p.cpu).curr == &p)
+                fail(name + ": " + p.comm + " is parked but running");
+            if (std::find(std::next(it), q.throttled_limbo_list.end(), &p) !=
+                q.throttled_limbo_list.end())
+                fail(name + ": " + p.comm + " is parked twice");
+        }
     }
 
     template <class Fail>
@@ -116,8 +140,8 @@ private:
                          std::to_string(p.cpu));
             switch (p.state) {
             case task_state::runnable:
-                if (!queued)
-                    fail(p.comm + ": runnable but on no run queue (lost)");
+                if (!queued && !parked(p))
+                    fail(p.comm + ": runnable but on no run queue nor parked (lost)");
                 break;
             case task_state::sleeping:
                 if (queued && !p.se.sched_delayed)
@@ -131,6 +155,9 @@ private:
             }
             if (p.se.on_rq && &rq_of(cfs_rq_of(p.se)) != &c.cpu_rq(p.cpu))
                 fail(p.comm + ": queued on another CPU's queue than its own");
+            if (p.throttled && (p.state != task_state::runnable || !parked(p) ||
+                                &rq_of(cfs_rq_of(p.se)) != &c.cpu_rq(p.cpu)))
+                fail(p.comm + ": throttled but not a runnable task parked on its CPU's queue");
         }
     }
 
@@ -219,6 +246,14 @@ private:
                      " ns put into the pool, " + std::to_string(static_cast<s64>(held)) +
                      " ns in the pool, held or charged");
         }
+    }
+
+    // On its queue's limbo list (6.18+ task-based throttling).
+    static bool parked(const task& p) {
+        if (!p.throttled || p.se.cfs_rq == nullptr)
+            return false;
+        const auto& l = p.se.cfs_rq->throttled_limbo_list;
+        return std::find(l.begin(), l.end(), &p) != l.end();
     }
 
     // CPU time handed out equals busy time: each CPU's task clock advanced while a task ran

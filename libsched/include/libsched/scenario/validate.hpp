@@ -527,12 +527,6 @@ inline void check_cgroup_bandwidth(const scenario& sc, const cgroup_spec& g, con
                "CFS bandwidth control is modelled from 5.4 (de53fd7aedb1 ended the expiry of "
                "the runtime a CPU holds); the machine runs " +
                    sc.machine.kernel.str());
-    if (b.kernel && sc.machine.kernel >= kernel_version{6, 18})
-        reject(v, at + ".quota",
-               "6.18's task-based throttling (e1fad12dcb66: a throttled group's tasks leave "
-               "one by one on their return to user mode) is not modelled yet; the machine "
-               "runs " +
-                   sc.machine.kernel.str());
     // __cfs_schedulable() on v1: a group may not have more runtime per period than its
     // nearest limited ancestor.
     if (v1 && g.period.value_or(default_cfs_period) > 0 && *g.quota > 0) {

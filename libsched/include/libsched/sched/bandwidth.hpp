@@ -1,24 +1,41 @@
 #pragma once
-// CFS bandwidth control (kernel/sched/fair.c, CONFIG_CFS_BANDWIDTH), the whole-queue
-// throttling model of 5.4-6.17 (5.4, de53fd7aedb1, ended the expiry of runtime a CPU holds,
-// which is not modelled; validate() refuses a quota before 5.4): a group's quota per period is a
-// global pool that each CPU's queue of the group draws runtime from in slices
-// (sched_cfs_bandwidth_slice, 5 ms); a queue that has run out and finds the pool empty is throttled
-// (its group entity leaves the parent queue with every task below it) until the period timer
-// refills the pool and hands it out to the throttled queues, oldest first. The slack timer hands
-// out what an emptied queue gives back. 6.18's task-based throttling (e1fad12dcb66) is not
-// modelled; validate() refuses a quota on 6.18+.
+// CFS bandwidth control (kernel/sched/fair.c, CONFIG_CFS_BANDWIDTH), from 5.4 (de53fd7aedb1
+// ended the expiry of runtime a CPU holds, which is not modelled; validate() refuses a quota
+// before 5.4): a group's quota per period is a global pool that each CPU's queue of the group
+// draws runtime from in slices (sched_cfs_bandwidth_slice, 5 ms); a queue that has run out and
+// finds the pool empty is throttled until the period timer refills the pool and hands it out to
+// the throttled queues, oldest first. The slack timer hands out what an emptied queue gives
+// back. What "throttled" does to the queue's tasks depends on the release:
+//
+// * 5.4-6.17, whole-queue throttling: throttle_cfs_rq() dequeues the group entity from the
+//   parent queue with every task below it; unthrottle_cfs_rq() enqueues it again.
+// * 6.18+, task-based throttling (e1fad12dcb66 "Switch to task based throttle model" and the
+//   series merged with it for 6.18: 2cd571245b43, 7fc2d1439247, eb962f251fbb, 5b726e9bf954,
+//   253b3f587241, 0d4eaf8caf8c): throttle_cfs_rq() only marks the hierarchy throttled
+//   (tg_throttle_down()); the group entity and the tasks stay queued and keep competing. A
+//   task picked from a throttled hierarchy (pick_task_fair() -> task_throttle_setup_work())
+//   leaves at its return to user mode (throttle_cfs_rq_work()): it is dequeued as a sleep and
+//   parked, still TASK_RUNNING, on its queue's throttled_limbo_list; the group entity leaves
+//   the parent only when its queue empties that way. unthrottle_cfs_rq() enqueues the parked
+//   tasks again (tg_unthrottle_up()). Throttled time counts from the first task parked
+//   (record_throttle_clock()), the balancer may move a task of a throttled group (no
+//   throttled_lb_pair()) but not to a CPU where its group is throttled
+//   (lb_throttled_hierarchy()). The model's tasks run in user mode: the return to user mode
+//   that follows the pick by the context switch's few microseconds is taken to be the pick
+//   itself, so the picked task is parked at once and the pick goes on; the kernel's switch
+//   to the task and back (a pair in nr_switches, one in its nivcsw) is not counted.
 //
 // Hooks in fair.hpp, at the kernel's places: update_curr() -> account_cfs_rq_runtime();
 // put_prev_entity() and the pick -> check_cfs_rq_runtime(); enqueue_entity() ->
-// check_enqueue_throttle(); dequeue_entity() -> return_cfs_rq_runtime(); the hierarchy
-// walks stop at a throttled queue. The core owns the timers (sched_cfs_period_timer,
+// check_enqueue_throttle(); dequeue_entity() -> return_cfs_rq_runtime(); up to 6.17 the
+// hierarchy walks stop at a throttled queue. The core owns the timers (sched_cfs_period_timer,
 // sched_cfs_slack_timer) and sets a group's bandwidth (tg_set_cfs_bandwidth).
 //
 // Not modelled: the PELT clock of a throttled hierarchy is not frozen (tg_throttle_down's
-// throttled_clock_pelt), nor throttled_clock_self (6.6+, cpu.stat.local); remote
-// unthrottles take effect at the timer's instant (6.2+ sends them as an IPI); the
-// period-timer callback takes no time, so its "period too short" doubling never happens.
+// throttled_clock_pelt; 6.18+ freezes it once the queue has emptied), nor throttled_clock_self
+// (6.6+, cpu.stat.local); remote unthrottles take effect at the timer's instant (6.2+ sends
+// them as an IPI); the period-timer callback takes no time, so its "period too short" doubling
+// never happens.
 #include <functional>
 #include <libsched/des/timer.hpp>
 #include <libsched/sched/pelt.hpp>
@@ -85,11 +102,23 @@ inline bool throttled_hierarchy(const cfs_rq& q) {
     return q.throttle_count != 0;
 }
 
-// throttled_lb_pair() (can_migrate_task(); removed by 6.18's task-based throttling):
-// the group is throttled on either CPU.
+// throttled_lb_pair() (can_migrate_task(); removed by 6.18's task-based throttling,
+// 5b726e9bf954): the group is throttled on either CPU.
 inline bool throttled_lb_pair(const task_group& tg, int src_cpu, int dst_cpu) {
     return throttled_hierarchy(*tg.cfs_rq[static_cast<std::size_t>(src_cpu)]) ||
            throttled_hierarchy(*tg.cfs_rq[static_cast<std::size_t>(dst_cpu)]);
+}
+
+// 6.18+: a throttle parks the tasks one by one at their return to user mode (e1fad12dcb66)
+// instead of dequeuing the group's entity.
+inline bool task_based_throttle(const fair_params& p) {
+    return p.since(6, 18);
+}
+
+// lb_throttled_hierarchy() (can_migrate_task(), 6.18+, 0d4eaf8caf8c): the task's group is
+// throttled on the destination CPU, where it would only be parked.
+inline bool lb_throttled_hierarchy(const task& p, int dst_cpu) {
+    return throttled_hierarchy(*p.sched_task_group->cfs_rq[static_cast<std::size_t>(dst_cpu)]);
 }
 
 namespace bandwidth {
@@ -99,6 +128,13 @@ template <class F> void walk_tg_tree_from(task_group& tg, F&& down) {
     down(tg);
     for (task_group* c : tg.children)
         walk_tg_tree_from(*c, down);
+}
+
+// walk_tg_tree_from() with an "up" visitor: the group after its descendants.
+template <class F> void walk_tg_tree_from_up(task_group& tg, F&& up) {
+    for (task_group* c : tg.children)
+        walk_tg_tree_from_up(*c, up);
+    up(tg);
 }
 
 // start_cfs_bandwidth(): arm the period timer, at the next multiple of the period from
@@ -203,11 +239,12 @@ struct queue_counts {
 };
 
 // throttle_cfs_rq(): one last try for 1 ns from the pool; otherwise the queue joins the
-// throttled list, its subtree counts as throttled (tg_throttle_down()), and its group
-// entity leaves the parent queues upwards (as a sleep; 6.12+ never delayed, DEQUEUE_SPECIAL)
-// with the tasks below it, up to a queue that keeps other entities. Its throttled time
-// counts from now; 6.6+ (79462e8c879a) only if it has entities, else from the first one
-// enqueued.
+// throttled list and its subtree counts as throttled (tg_throttle_down()). 6.18+: that is
+// all; its tasks are parked as they are picked (throttle_cfs_rq_work()). Up to 6.17 its
+// group entity leaves the parent queues upwards (as a sleep; 6.12+ never delayed,
+// DEQUEUE_SPECIAL) with the tasks below it, up to a queue that keeps other entities, and its
+// throttled time counts from now; 6.6+ (79462e8c879a) only if it has entities, else from the
+// first one enqueued.
 template <class Fair> bool throttle_cfs_rq(Fair& fair, cfs_rq& q) {
     const fair_params& p = fair.params();
     cfs_bandwidth& b = *q.tg->cfs_b;
@@ -217,6 +254,10 @@ template <class Fair> bool throttle_cfs_rq(Fair& fair, cfs_rq& q) {
     rq& r = rq_of(q);
     const auto cpu = static_cast<std::size_t>(r.cpu);
     walk_tg_tree_from(*q.tg, [cpu](task_group& tg) { ++tg.cfs_rq[cpu]->throttle_count; });
+    if (task_based_throttle(p)) {
+        q.throttled = true;
+        return true;
+    }
     queue_counts d{q.h_nr_queued, q.h_nr_idle, q.h_nr_delayed};
     sched_entity* se = q.tg->se[cpu];
     bool to_root = true;
@@ -260,12 +301,107 @@ template <class Fair> bool throttle_cfs_rq(Fair& fair, cfs_rq& q) {
     return true;
 }
 
-// unthrottle_cfs_rq(): the throttled time is counted, the subtree no longer counts as
-// throttled (tg_unthrottle_up()), and the group entity is enqueued again as a wakeup on
-// every level up to a queued one or a throttled queue; an idle CPU reschedules. The caller
-// has brought the CPU's clock up to now.
+// record_throttle_clock() (6.18+, eb962f251fbb): a task parked below a throttled queue
+// starts the queue's throttled time, unless it runs already.
+inline void record_throttle_clock(cfs_rq& q) {
+    if (cfs_rq_throttled(q) && q.throttled_clock == 0)
+        q.throttled_clock = rq_of(q).clock;
+}
+
+// throttle_cfs_rq_work() (6.18+): the task work that task_throttle_setup_work() gave a task
+// picked in a throttled hierarchy, run at its return to user mode. Unless the hierarchy is
+// no longer throttled (or the task has left it), the task is dequeued as a sleep
+// (DEQUEUE_THROTTLE: never delayed; each throttled queue on its way up starts its throttled
+// time) and parked on its queue's limbo list, most recent first, still runnable. The
+// kernel's resched_curr() that follows is the pick that called this (see the header).
+// True if the task was parked.
+template <class Fair> bool throttle_cfs_rq_work(Fair& fair, task& p) {
+    cfs_rq& q = cfs_rq_of(p.se);
+    if (q.throttle_count == 0)
+        return false;
+    fair.dequeue_task(rq_of(q), p, dequeue_flags::sleep | dequeue_flags::throttle);
+    q.throttled_limbo_list.push_front(&p);
+    p.throttled = true;
+    return true;
+}
+
+// dequeue_throttled_task() (6.18+): a parked task dequeued again leaves its limbo list;
+// blocked, it is no longer throttled; moved to another CPU, its load leaves the old queue
+// (detach_task_cfs_rq(): the queue's averages lose it, and the levels above are brought up
+// to date, propagate_entity_cfs_rq()).
+inline void dequeue_throttled_task(const fair_params& fp, task& p, dequeue_flags flags) {
+    cfs_rq& q = cfs_rq_of(p.se);
+    q.throttled_limbo_list.remove(&p);
+    if (has(flags, dequeue_flags::sleep)) {
+        p.throttled = false;
+        return;
+    }
+    if (!p.migrating || p.se.avg.last_update_time == 0)
+        return;
+    update_load_avg(fp, q, p.se, update_load_flags::do_detach);
+    for (sched_entity& e : for_each_sched_entity(p.se.parent))
+        update_load_avg(fp, cfs_rq_of(e), e, update_load_flags::update_tg);
+}
+
+// enqueue_throttled_task() (6.18+): a parked task enqueued again (moved, or restored) goes
+// straight to its queue's limbo list while its hierarchy there is throttled, unless it is
+// the CPU's current task; otherwise it is no longer throttled and is enqueued for real
+// (false).
+inline bool enqueue_throttled_task(task& p) {
+    cfs_rq& q = cfs_rq_of(p.se);
+    if (throttled_hierarchy(q) && rq_of(q).curr != &p) {
+        q.throttled_limbo_list.push_front(&p);
+        return true;
+    }
+    p.throttled = false;
+    return false;
+}
+
+// tg_unthrottle_up() (6.18+): the queue counts one throttled queue fewer; once none is
+// left its parked tasks are enqueued again as wakeups, most recently parked first.
+template <class Fair> void tg_unthrottle_up(Fair& fair, cfs_rq& q) {
+    if (--q.throttle_count != 0)
+        return;
+    std::list<task*> parked;
+    parked.swap(q.throttled_limbo_list);
+    for (task* p : parked) {
+        p->throttled = false;
+        fair.enqueue_task(rq_of(q), *p, enqueue_flags::wakeup);
+    }
+}
+
+// unthrottle_cfs_rq() 6.18+: a queue still without runtime stays throttled (it would only be
+// throttled again by the enqueues); otherwise its throttled time is counted and the subtree,
+// children first, no longer counts as throttled (tg_unthrottle_up(), which enqueues the
+// parked tasks); an idle CPU reschedules. The caller has brought the CPU's clock up to now.
+template <class Fair> void unthrottle_cfs_rq_tasks(Fair& fair, cfs_rq& q) {
+    if (q.runtime_enabled && q.runtime_remaining <= 0)
+        return;
+    cfs_bandwidth& b = *q.tg->cfs_b;
+    rq& r = rq_of(q);
+    const auto cpu = static_cast<std::size_t>(r.cpu);
+    q.throttled = false;
+    if (q.throttled_clock != 0) {
+        b.throttled_time += r.clock - q.throttled_clock;
+        q.throttled_clock = 0;
+    }
+    b.throttled_cfs_rq.remove(&q);
+    walk_tg_tree_from_up(*q.tg,
+                         [&fair, cpu](task_group& tg) { tg_unthrottle_up(fair, *tg.cfs_rq[cpu]); });
+    if (is_idle_task(r, *r.curr) && r.cfs.nr_queued > 0)
+        resched_curr(r);
+}
+
+// unthrottle_cfs_rq() up to 6.17: the throttled time is counted, the subtree no longer
+// counts as throttled (tg_unthrottle_up()), and the group entity is enqueued again as a
+// wakeup on every level up to a queued one or a throttled queue; an idle CPU reschedules.
+// The caller has brought the CPU's clock up to now.
 template <class Fair> void unthrottle_cfs_rq(Fair& fair, cfs_rq& q) {
     const fair_params& p = fair.params();
+    if (task_based_throttle(p)) {
+        unthrottle_cfs_rq_tasks(fair, q);
+        return;
+    }
     cfs_bandwidth& b = *q.tg->cfs_b;
     rq& r = rq_of(q);
     const auto cpu = static_cast<std::size_t>(r.cpu);
@@ -323,8 +459,9 @@ template <class Fair> bool check_cfs_rq_runtime(Fair& fair, cfs_rq& q) {
 }
 
 // check_enqueue_throttle() (enqueue_entity(), first entity of the queue): a queue not
-// running is throttled at once if it has no runtime and gets none. 6.6+: an entity arriving
-// on a throttled queue starts its throttled time.
+// running is throttled at once if it has no runtime and gets none (6.18+: the entity stays
+// queued and is parked when picked). 6.6-6.17: an entity arriving on a throttled queue
+// starts its throttled time (6.18+ starts it when a task is parked).
 template <class Fair> void check_enqueue_throttle(Fair& fair, cfs_rq& q) {
     if (!q.runtime_enabled)
         return;
@@ -333,7 +470,8 @@ template <class Fair> void check_enqueue_throttle(Fair& fair, cfs_rq& q) {
         if (q.runtime_remaining <= 0)
             throttle_cfs_rq(fair, q);
     }
-    if (fair.params().since(6, 6) && cfs_rq_throttled(q) && q.throttled_clock == 0)
+    const fair_params& p = fair.params();
+    if (p.since(6, 6) && !task_based_throttle(p) && cfs_rq_throttled(q) && q.throttled_clock == 0)
         q.throttled_clock = rq_of(q).clock;
 }
 

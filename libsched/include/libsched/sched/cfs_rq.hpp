@@ -5,10 +5,12 @@
 #include <libsched/sched/calc_delta.hpp>
 #include <libsched/sched/detail/timeline.hpp>
 #include <libsched/sched/sched_avg.hpp>
+#include <list>
 
 namespace libsched {
 
 struct rq;
+struct task;
 struct task_group;
 
 struct cfs_rq {
@@ -64,12 +66,15 @@ struct cfs_rq {
     // CFS bandwidth control (sched/bandwidth.hpp), all unused while the group has no quota:
     // the runtime this CPU holds from the group's pool, whether the queue is throttled,
     // how many queues of it and above it are (throttled_hierarchy()), and since when the
-    // queue's throttled time counts (rq clock; 0: not counting).
+    // queue's throttled time counts (rq clock; 0: not counting). 6.18+: the tasks of this
+    // queue that a throttle of it or of a queue above it has parked, most recent first
+    // (throttled_limbo_list); they are on no run queue until the unthrottle.
     bool runtime_enabled = false;
     s64 runtime_remaining = 0;
     bool throttled = false;
     int throttle_count = 0;
     sim_time throttled_clock = 0;
+    std::list<task*> throttled_limbo_list;
 
     // The tree is ordered by deadline (EEVDF) or by vruntime (old CFS): fair_params says.
     explicit cfs_rq(bool by_deadline = true) : tasks_timeline(by_deadline) {}

@@ -308,7 +308,7 @@ public:
         rq& r = task_rq(p);
         update_rq_clock(r);
         const int old_nice = p.nice;
-        const bool queued = p.se.on_rq;
+        const bool queued = p.se.on_rq || p.throttled; // task_on_rq_queued(): parked too
         const bool running = r.curr == &p;
         if (queued)
             p.sched_class->dequeue_task(r, p, dequeue_flags::save);
@@ -335,8 +335,9 @@ public:
     // pushed by its CPU's stopper (stop_one_cpu() + migration_cpu_stop()). The destination
     // is the first allowed CPU (cpumask_any_and(), as before 5.10; later kernels spread
     // the choice with cpumask_any_and_distribute()). A task still queued as delayed (6.12+)
-    // is moved like a queued one and stays delayed there. The caller checks that mask allows
-    // some CPU.
+    // is moved like a queued one and stays delayed there, a parked one (6.18+ throttling)
+    // too, parked again there if its group is throttled there. The caller checks that mask
+    // allows some CPU.
     void set_cpus_allowed_ptr(task& p, std::vector<bool> mask) {
         p.cpus_allowed = std::move(mask);
         if (p.state == task_state::dead || p.state == task_state::not_started ||
@@ -349,7 +350,7 @@ public:
             stop_one_cpu(r.cpu);
             return;
         }
-        if (p.se.on_rq)
+        if (p.se.on_rq || p.throttled)
             move_queued_task(p, r, cpu_rq(first_allowed_cpu(p)));
     }
 
@@ -499,7 +500,7 @@ private:
     // moves it to a CPU of its new mask. A task that has since blocked, moved or been
     // allowed here again is left alone (a sleeper moves at its wakeup).
     void migration_cpu_stop(rq& r, task& p) {
-        if (p.cpu != r.cpu || !p.se.on_rq || p.allowed_on(r.cpu) || r.curr == &p)
+        if (p.cpu != r.cpu || !(p.se.on_rq || p.throttled) || p.allowed_on(r.cpu) || r.curr == &p)
             return;
         move_queued_task(p, r, cpu_rq(first_allowed_cpu(p)));
     }
@@ -526,6 +527,8 @@ private:
 
     // The period and slack timers run with every CPU's clock brought up to now (the kernel
     // updates each CPU's clock as it unthrottles there); unthrottled CPUs then reschedule.
+    // 6.18+ unthrottles by enqueuing tasks (enqueue_task_fair()), which starts the CPU's
+    // fair server if they are its first fair tasks.
     void on_cfs_period_timer(cfs_bandwidth& b) {
         const std::vector<unsigned> before = nr_running_per_cpu();
         bandwidth::sched_cfs_period_timer(fair_, b);
@@ -549,6 +552,8 @@ private:
             rq& r = cpus_[c]->runqueue;
             if (c < before.size() && nr_running(r) > before[c])
                 activated(r); // add_nr_running()
+            if (task_based_throttle(params()))
+                sync_fair_server(r);
             maybe_resched(r);
         }
     }

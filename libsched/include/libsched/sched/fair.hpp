@@ -26,8 +26,13 @@ public:
 
     // enqueue_task_fair(): a wakeup of a delayed task only requeues it (6.12+). The task's
     // estimate joins the CPU's first, unless a delayed task (whose estimate stayed) is only
-    // being moved or restored (6.12+, 729288bc6856).
+    // being moved or restored (6.12+, 729288bc6856). 6.18+: a parked task may go straight
+    // back to a limbo list (enqueue_throttled_task()), and the walks no longer stop at a
+    // throttled queue.
     void enqueue_task(rq& r, task& p, enqueue_flags flags) override {
+        if (p.throttled && bandwidth::enqueue_throttled_task(p))
+            return;
+        const bool stop_at_throttled = !task_based_throttle(p_);
         if (!(p.se.sched_delayed && (p.migrating || has(flags, enqueue_flags::restore))))
             util_est_enqueue(r.cfs, p);
         if (has(flags, enqueue_flags::delayed)) {
@@ -54,7 +59,7 @@ public:
             q.h_nr_delayed += delayed;
             if (q.idle)
                 idle = 1;
-            if (cfs_rq_throttled(q)) { // the walks end at a throttled queue
+            if (stop_at_throttled && cfs_rq_throttled(q)) { // the walks end at a throttled queue
                 se = nullptr;
                 break;
             }
@@ -70,7 +75,7 @@ public:
             q.h_nr_delayed += delayed;
             if (q.idle)
                 idle = 1;
-            if (cfs_rq_throttled(cfs_rq_of(e)))
+            if (stop_at_throttled && cfs_rq_throttled(cfs_rq_of(e)))
                 break;
         }
         r.cfs_tasks.push_front(p.se); // account_entity_enqueue(): the task joins cfs_tasks
@@ -80,8 +85,13 @@ public:
     // estimate leaves the CPU's (a delayed one's stays while it is moved or saved, 6.12+),
     // and a sleep samples util_avg into it: after the dequeue has brought util_avg up to
     // now before 6.12, before it from 6.12 (729288bc6856). A dead task's load is removed
-    // as task_dead_fair() does, which the kernel runs right after this last dequeue.
+    // as task_dead_fair() does, which the kernel runs right after this last dequeue. 6.18+:
+    // a parked task only leaves its limbo list (dequeue_throttled_task()).
     bool dequeue_task(rq& r, task& p, dequeue_flags flags) override {
+        if (p.throttled) {
+            bandwidth::dequeue_throttled_task(p_, p, flags);
+            return true;
+        }
         const bool sleep = has(flags, dequeue_flags::sleep);
         if (!(p.se.sched_delayed && (p.migrating || has(flags, dequeue_flags::save))))
             util_est_dequeue(r.cfs, p);
@@ -97,11 +107,15 @@ public:
 
     // pick_next_task_fair(): the pick walks down from the CPU's queue through group
     // entities to a task; a delayed entity that gets picked is dequeued for real and the
-    // pick starts over. prev is put back unless it is picked again.
+    // pick starts over. prev is put back unless it is picked again. 6.18+: a task picked
+    // below a throttled queue is parked (task_throttle_setup_work() and, at its return to
+    // user mode, throttle_cfs_rq_work(); sched/bandwidth.hpp) and the pick starts over.
     task* pick_next_task(rq& r, task& prev) override {
+        const bool task_based = task_based_throttle(p_);
         sched_entity* se = nullptr;
         while (r.cfs.nr_queued > 0) {
             cfs_rq* q = &r.cfs;
+            bool throttled = false;
             do {
                 sched_entity* curr = q->curr;
                 if (curr != nullptr) {
@@ -111,14 +125,19 @@ public:
                         curr = nullptr;
                 }
                 // A queue out of runtime is throttled here and the pick starts over
-                // (pick_task_fair(); before 6.6, pick_next_task_fair() for a queue with curr).
-                if (check_cfs_rq_runtime(*q)) {
+                // (pick_task_fair(); before 6.6, pick_next_task_fair() for a queue with curr);
+                // 6.18+ goes on picking below it.
+                if (task_based) {
+                    throttled = check_cfs_rq_runtime(*q) || throttled;
+                } else if (check_cfs_rq_runtime(*q)) {
                     se = nullptr;
                     break;
                 }
                 se = pick_next_entity(*q, curr);
                 q = se != nullptr ? se->my_q : nullptr;
             } while (q != nullptr);
+            if (se != nullptr && throttled && bandwidth::throttle_cfs_rq_work(*this, *task_of(*se)))
+                se = nullptr;
             if (se != nullptr)
                 break;
         }
@@ -161,7 +180,8 @@ public:
         task& curr_task = *r.curr;
         if (&curr_task == &p)
             return;
-        if (throttled_hierarchy(cfs_rq_of(p.se))) // enqueued below a throttled queue
+        // Enqueued below a throttled queue; 6.18+ (253b3f587241): only a parked task.
+        if (task_based_throttle(p_) ? p.throttled : throttled_hierarchy(cfs_rq_of(p.se)))
             return;
         const bool fork = has(flags, wake_flags::fork);
         const bool scale = cfs_rq_of(curr_task.se).nr_queued >= p_.tun.nr_latency;
@@ -468,7 +488,8 @@ public:
         clear_buddies(q, se);
         const bool migrating = entity_is_task(se) && task_of(se)->migrating;
         if (p_.eevdf() && !delayed) {
-            const bool delay = sleep && !has(flags, dequeue_flags::special);
+            const bool delay =
+                sleep && !has(flags, dequeue_flags::special | dequeue_flags::throttle);
             if (p_.feat(feature::delay_dequeue) && delay && !entity_eligible(q, se)) {
                 update_load_avg(p_, q, se, update_load_flags::none);
                 set_delayed(se);
@@ -641,8 +662,12 @@ private:
 
     // dequeue_entities(): the entity and, while their queues empty, its ancestors; false if
     // a task's entity stays queued as delayed (6.12+). A group entity leaves its parent
-    // only once its own queue has nothing left.
+    // only once its own queue has nothing left. Up to 6.17 the walks stop at a throttled
+    // queue; 6.18+ goes on, and a task being parked (DEQUEUE_THROTTLE, kept on every level)
+    // starts the throttled time of the throttled queues it leaves (record_throttle_clock()).
     bool dequeue_entities(sched_entity& first, dequeue_flags flags) {
+        const bool stop_at_throttled = !task_based_throttle(p_);
+        const bool parking = has(flags, dequeue_flags::throttle);
         const bool task = entity_is_task(first);
         const unsigned h_nr = task ? 1u : first.my_q->h_nr_queued;
         // As at the enqueue: idle above an idle group's queue (5.15+). A group entity
@@ -665,7 +690,9 @@ private:
             q.h_nr_delayed -= delayed;
             if (q.idle)
                 idle = h_nr;
-            if (cfs_rq_throttled(q)) { // the walks end at a throttled queue
+            if (parking && throttled_hierarchy(q))
+                bandwidth::record_throttle_clock(q);
+            if (stop_at_throttled && cfs_rq_throttled(q)) { // the walks end at a throttled queue
                 se = nullptr;
                 break;
             }
@@ -676,8 +703,11 @@ private:
                     set_next_buddy(*se);
                 break;
             }
-            // The levels above are left as by a sleep, keeping only SAVE and MOVE.
-            flags = (flags & (dequeue_flags::save | dequeue_flags::move)) | dequeue_flags::sleep;
+            // The levels above are left as by a sleep, keeping only SAVE and MOVE (and
+            // THROTTLE).
+            flags =
+                (flags & (dequeue_flags::save | dequeue_flags::move | dequeue_flags::throttle)) |
+                dequeue_flags::sleep;
         }
         for (sched_entity& e : for_each_sched_entity(se)) {
             cfs_rq& q = cfs_rq_of(e);
@@ -689,7 +719,9 @@ private:
             q.h_nr_delayed -= delayed;
             if (q.idle)
                 idle = h_nr;
-            if (cfs_rq_throttled(cfs_rq_of(e)))
+            if (parking && throttled_hierarchy(q))
+                bandwidth::record_throttle_clock(q);
+            if (stop_at_throttled && cfs_rq_throttled(cfs_rq_of(e)))
                 break;
         }
         if (task) { // account_entity_dequeue(): the task leaves cfs_tasks
@@ -720,25 +752,19 @@ private:
     }
 
     // set_delayed() / clear_delayed() (6.12+): a delayed task counted on every level above,
-    // up to a throttled queue (whose entity left the levels above it). A group entity is
-    // delayed only with no task left below it: nothing to count.
-    static void set_delayed(sched_entity& se) {
-        se.sched_delayed = true;
+    // up to 6.17 only up to a throttled queue (whose entity left the levels above it). A
+    // group entity is delayed only with no task left below it: nothing to count.
+    void set_delayed(sched_entity& se) const { count_delayed(se, true); }
+    void clear_delayed(sched_entity& se) const { count_delayed(se, false); }
+    void count_delayed(sched_entity& se, bool delayed) const {
+        se.sched_delayed = delayed;
         if (!entity_is_task(se))
             return;
+        const bool stop_at_throttled = !task_based_throttle(p_);
         for (sched_entity& e : for_each_sched_entity(&se)) {
-            ++cfs_rq_of(e).h_nr_delayed;
-            if (cfs_rq_throttled(cfs_rq_of(e)))
-                break;
-        }
-    }
-    static void clear_delayed(sched_entity& se) {
-        se.sched_delayed = false;
-        if (!entity_is_task(se))
-            return;
-        for (sched_entity& e : for_each_sched_entity(&se)) {
-            --cfs_rq_of(e).h_nr_delayed;
-            if (cfs_rq_throttled(cfs_rq_of(e)))
+            cfs_rq& q = cfs_rq_of(e);
+            q.h_nr_delayed = delayed ? q.h_nr_delayed + 1 : q.h_nr_delayed - 1;
+            if (stop_at_throttled && cfs_rq_throttled(q))
                 break;
         }
     }

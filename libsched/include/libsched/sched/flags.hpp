@@ -22,6 +22,7 @@ enum class dequeue_flags : unsigned {
     move = 0x04,
     special = 0x10,
     delayed = 0x200,
+    throttle = 0x800, // 6.18+: throttle_cfs_rq_work() parks a task (DEQUEUE_THROTTLE)
 };
 
 enum class wake_flags : unsigned {

@@ -765,9 +765,14 @@ private:
         if (p.se.sched_delayed && env.type != migration_type::load)
             return false;
         // throttled_lb_pair(): not from or to a CPU where its group is throttled (up to
-        // 6.17; 6.18's task-based throttling removed the test).
-        if (!p_.since(6, 18) && throttled_lb_pair(*p.sched_task_group, p.cpu, env.dst->cpu))
+        // 6.17; 6.18's task-based throttling removed the test, 5b726e9bf954). 6.18+ keeps
+        // only the destination's (lb_throttled_hierarchy(), 0d4eaf8caf8c).
+        if (task_based_throttle(p_)) {
+            if (lb_throttled_hierarchy(p, env.dst->cpu))
+                return false;
+        } else if (throttled_lb_pair(*p.sched_task_group, p.cpu, env.dst->cpu)) {
             return false;
+        }
         // 6.14 (873199d27bb2): a task that is ineligible here stays ineligible there, as it
         // keeps its lag; it moves only once this level has failed to balance. There is its
         // group's queue on dst (task_is_ineligible_on_dst_cpu()).

@@ -44,6 +44,10 @@ struct task {
     // TASK_ON_RQ_MIGRATING: a queued task being moved to another CPU (dequeued here,
     // set_task_cpu(), enqueued there), set by whoever moves it for the duration of the move.
     bool migrating = false;
+    // p->throttled (6.18+ task-based CFS bandwidth throttling): dequeued by its group's
+    // throttle at its return to user mode and parked on its queue's throttled_limbo_list,
+    // still TASK_RUNNING, until the hierarchy is unthrottled (sched/bandwidth.hpp).
+    bool throttled = false;
 
     // Tick-sampled times (p->utime / p->stime), ns, in whole ticks.
     duration utime = 0;
