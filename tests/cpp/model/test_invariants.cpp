@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <libsched/io/scenario_toml.hpp>
 #include <libsched/model/system.hpp>
+#include <limits>
 
 using namespace model_test;
 
@@ -118,6 +119,32 @@ TEST_CASE("a broken class order and lost bandwidth runtime are caught") {
         const_cast<task&>(*s.find_task("b")).sched_task_group->cfs_b->runtime_in += 1;
         CHECK_THAT(violation_of(s), Catch::Contains("group capped: runtime is not conserved"));
     }
+}
+
+TEST_CASE("a CPU left idle while a task it may run waits is caught") {
+    // Two burners pinned to CPU 0 until b may run anywhere at 100 ms: the balancer would
+    // pull it to the idle CPU 1, unless CPU 1 never balances again.
+    scenario sc;
+    sc.machine.kernel = {6, 6};
+    sc.machine.cpus = 2;
+    sc.length = 2 * nsec_per_sec;
+    task_spec a = burner("a"), b = burner("b");
+    a.affinity = b.affinity = {0};
+    b.set_affinity = {{100 * nsec_per_msec, {0, 1}}};
+    sc.tasks = {a, b};
+    libsched::system s(sc, 1);
+    s.check_invariants(true);
+    s.run(50 * nsec_per_msec);
+    const_cast<rq&>(s.cpu_rq(1)).next_balance = std::numeric_limits<u64>::max();
+    CHECK_THAT(
+        violation_of(s),
+        Catch::Contains("cpu 1 idle since t = 100000000 ns while cpu 0 runs 2 fair tasks, b"));
+
+    // Left alone, the balancer takes b within the bound.
+    libsched::system fine(sc, 1);
+    fine.check_invariants(true);
+    fine.run(sc.length);
+    CHECK(fine.find_task("b")->cpu == 1);
 }
 
 TEST_CASE("a task parked by 6.18's throttling and then lost is caught") {

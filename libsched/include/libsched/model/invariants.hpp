@@ -35,6 +35,7 @@ public:
                 check_queue(c, *tg->cfs_rq[cpu], queue_name(*tg, cpu), fail);
         check_tasks(c, tasks, fail);
         check_class_order(c, fail);
+        check_idle_balance(c, tasks, fail);
         check_bandwidth(c, tasks, fail);
         check_conservation(c, tasks, fail);
         check_monotonic(c, tasks, fail);
@@ -203,6 +204,51 @@ private:
         return rt_waiting && !server ? " (fair) runs while an RT task waits" : "";
     }
 
+    // Load balancing: no CPU stays idle while a CPU sharing its cache runs more than one
+    // fair task, one of which may run on it, for longer than MAX_PINNED_INTERVAL (512 ms,
+    // the longest an idle CPU's balance interval grows) and two ticks: that CPU's tick kicks
+    // the idle CPUs' balance (nohz_balancer_kick()), which pulls a waiting task or, failing
+    // that, has the stopper push the running one (active balance). Left out: a task in a
+    // throttled hierarchy on either CPU (throttled_lb_pair(); 6.18's
+    // lb_throttled_hierarchy()) and CPUs in different LLCs (NUMA imbalance is tolerated).
+    template <class Fail>
+    void check_idle_balance(const Core& c, const std::vector<std::unique_ptr<task>>& tasks,
+                            Fail fail) {
+        const load_balancer* lb = c.balancer();
+        if (lb == nullptr)
+            return;
+        const auto n = static_cast<std::size_t>(c.nr_cpus());
+        std::vector<const task*> takeable(n, nullptr); // a task each idle CPU could take
+        for (const auto& t : tasks) {
+            const task& p = *t;
+            const rq& src = c.cpu_rq(p.cpu);
+            if (!c.is_fair(p) || p.state != task_state::runnable || !p.se.on_rq ||
+                p.se.sched_delayed || src.cfs.h_nr_queued < 2 ||
+                throttled_hierarchy(cfs_rq_of(p.se)))
+                continue;
+            for (int cpu = 0; cpu < c.nr_cpus(); ++cpu)
+                if (cpu != p.cpu && idle_cpu(c.cpu_rq(cpu)) && p.allowed_on(cpu) &&
+                    lb->domains().cpus_share_cache(cpu, p.cpu) &&
+                    !throttled_hierarchy(
+                        *p.sched_task_group->cfs_rq[static_cast<std::size_t>(cpu)]))
+                    takeable[static_cast<std::size_t>(cpu)] = &p;
+        }
+        const duration bound = 512 * nsec_per_msec + 2 * c.params().tun.tick_nsec;
+        starved_since_.resize(n, -1);
+        for (std::size_t cpu = 0; cpu < n; ++cpu) {
+            sim_time& since = starved_since_[cpu];
+            if (takeable[cpu] == nullptr)
+                since = -1;
+            else if (since < 0)
+                since = c.now();
+            else if (c.now() - since > bound)
+                fail("cpu " + std::to_string(cpu) + " idle since t = " + std::to_string(since) +
+                     " ns while cpu " + std::to_string(takeable[cpu]->cpu) + " runs " +
+                     std::to_string(c.cpu_rq(takeable[cpu]->cpu).cfs.h_nr_queued) +
+                     " fair tasks, " + takeable[cpu]->comm + " among them, that it may take");
+        }
+    }
+
     // CFS bandwidth (sched/bandwidth.hpp), for every group with a quota: the pool never
     // negative; the throttled list holding exactly the group's throttled queues,
     // none of them with runtime left; and runtime conserved: everything put into the pool
@@ -330,6 +376,8 @@ private:
     std::vector<task_counters> counters_;
     std::vector<std::uint64_t> switches_;
     std::vector<sim_time> broken_since_; // per CPU: since when the class order is broken
+    // Per CPU: since when it is idle beside a CPU with a task it may take.
+    std::vector<sim_time> starved_since_;
 };
 
 } // namespace libsched

@@ -103,6 +103,7 @@ public:
     rt_sched_class& rt() { return *rt_; }
     // The CPU's stopper (migration/N), above every class.
     bool is_stopper(const task& t) const { return t.sched_class == &stop_; }
+    bool is_fair(const task& t) const { return t.sched_class == &fair_; }
     // 6.12+ with RT tasks: the CPUs' fair servers (nullptr otherwise).
     const fair_server* dl_servers() const { return server_.get(); }
     // The load balancer (nullptr on one CPU): its domains and counters.

@@ -49,6 +49,7 @@ public:
 
     int nr_cpus() const { return static_cast<int>(rqs_.size()); }
     sched_domains& domains() { return sd_; }
+    const sched_domains& domains() const { return sd_; }
     const balance_counters& counters(int cpu) const {
         return counters_[static_cast<std::size_t>(cpu)];
     }
