@@ -10,6 +10,7 @@
 #include <libsched/io/scenario_toml.hpp>
 #include <libsched/model/simulate.hpp>
 #include <libsched/scenario/scenario_error.hpp>
+#include <libsched/scenario/validate.hpp>
 #include <optional>
 #include <pybind11/gil_safe_call_once.h>
 #include <pybind11/iostream.h>
@@ -17,6 +18,7 @@
 #include <pybind11/stl/filesystem.h>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace py = pybind11;
@@ -24,10 +26,13 @@ namespace py = pybind11;
 namespace libsched::python {
 namespace {
 
-std::string run_to_json(const scenario& sc, std::optional<int> repetitions,
-                        std::optional<std::uint64_t> seed) {
+// The run's JSON document and the scenario's validation warnings ("field: what").
+std::pair<std::string, std::vector<std::string>>
+run_to_json(const scenario& sc, std::optional<int> repetitions,
+            std::optional<std::uint64_t> seed) {
     if (repetitions && *repetitions < 1)
         throw scenario_error("repetitions", "must be >= 1, got " + std::to_string(*repetitions));
+    std::vector<std::string> warnings = validate(sc);
     run_options opt;
     opt.repetitions = repetitions;
     opt.seed = seed;
@@ -50,7 +55,7 @@ std::string run_to_json(const scenario& sc, std::optional<int> repetitions,
     }
     std::ostringstream text;
     write_json(text, result, sc, -1);
-    return text.str();
+    return {text.str(), std::move(warnings)};
 }
 
 } // namespace
@@ -81,7 +86,7 @@ void register_run(py::module_& m) {
             return run_to_json(load_scenario(path), repetitions, seed);
         },
         py::arg("path"), py::arg("repetitions") = py::none(), py::arg("seed") = py::none(),
-        "Run the TOML scenario file at path; the result as JSON text.");
+        "Run the TOML scenario file at path; the result as JSON text and the warnings.");
 
     m.def(
         "run_scenario_text",
@@ -90,7 +95,7 @@ void register_run(py::module_& m) {
             return run_to_json(parse_scenario(toml, "<string>"), repetitions, seed);
         },
         py::arg("toml"), py::arg("repetitions") = py::none(), py::arg("seed") = py::none(),
-        "Run a scenario given as TOML text; the result as JSON text.");
+        "Run a scenario given as TOML text; the result as JSON text and the warnings.");
 
     m.def(
         "cli_main",

@@ -134,8 +134,38 @@ def test_missing_file_raises_scenario_error(tmp_path: Path) -> None:
 
 
 def test_repetitions_below_one_are_rejected_by_name() -> None:
-    with pytest.raises(libsched.ScenarioError, match="repetitions"):
+    with pytest.raises(ValueError, match="repetitions must be from 1 to 10000, got 0"):
         libsched.run_text(PAIR, repetitions=0)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "error", "message"),
+    [
+        ({"seed": -1}, ValueError, r"libsched.run_text: seed must be from 0 to 2\*\*64 - 1, got -1"),
+        ({"seed": 2**64}, ValueError, "seed must be from 0 to"),
+        ({"repetitions": 10**20}, ValueError, "repetitions must be from 1 to 10000"),
+        ({"repetitions": True}, TypeError, "repetitions must be an int or None, not bool"),
+        ({"seed": 1.5}, TypeError, "seed must be an int or None, not float"),
+    ],
+)
+def test_bad_arguments_are_named_in_the_packages_words(
+    arguments: dict[str, object], error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error, match=message):
+        libsched.run_text(PAIR, **arguments)  # type: ignore[arg-type]
+
+
+def test_run_text_rejects_what_is_not_text() -> None:
+    with pytest.raises(TypeError, match="toml must be a str, not bytes"):
+        libsched.run_text(PAIR.encode())  # type: ignore[arg-type]
+
+
+def test_validation_warnings_become_python_warnings() -> None:
+    clamped = PAIR.replace("nice = 5", "nice = 25")
+    with pytest.warns(libsched.ScenarioWarning, match=r"tasks\[1\]\.nice") as record:
+        result = libsched.run_text(clamped)
+    assert len(record) == 1
+    assert result["repetitions"][0]["tasks"][1]["nice_clamped"]
 
 
 def test_cli_binding_writes_to_python_streams(capsys: pytest.CaptureFixture[str]) -> None:

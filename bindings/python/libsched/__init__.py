@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from typing import Any, Optional, Union
 
 try:
@@ -18,11 +19,18 @@ except ImportError as err:  # the source tree has no compiled module
         "source checkout rather than importing libsched from the source tree."
     ) from err
 
+from . import examples
 from ._core import kernel, weight
 
 __version__: str = _core.__version__
 
 ScenarioError = _core.run.ScenarioError
+
+
+class ScenarioWarning(UserWarning):
+    """A scenario that runs but may not do what was meant (a value the kernel clamps, a
+    setting without effect); the message names the field."""
+
 nice_to_weight = weight.nice_to_weight
 clamp_nice = weight.clamp_nice
 calc_delta_fair = weight.calc_delta_fair
@@ -31,9 +39,11 @@ tunables = kernel.tunables
 
 __all__ = [
     "ScenarioError",
+    "ScenarioWarning",
     "__version__",
     "calc_delta_fair",
     "clamp_nice",
+    "examples",
     "features",
     "kernel",
     "nice_to_weight",
@@ -58,6 +68,12 @@ def run(
     ``ScenarioError`` (a ``ValueError``) naming the file and the offending field when the
     file is missing or the scenario is invalid.
     """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(
+            f"libsched.run: path must be a str or os.PathLike, not {type(path).__name__} "
+            "(TOML text goes to run_text)"
+        )
+    _check_run_arguments("run", repetitions, seed)
     return _result(_core.run.run_scenario_file(os.fspath(path), repetitions, seed))
 
 
@@ -72,9 +88,35 @@ def run_text(
     Errors name the origin ``<string>``; a scenario without a ``name`` is called
     ``<string>``.
     """
+    if not isinstance(toml, str):
+        raise TypeError(f"libsched.run_text: toml must be a str, not {type(toml).__name__}")
+    _check_run_arguments("run_text", repetitions, seed)
     return _result(_core.run.run_scenario_text(toml, repetitions, seed))
 
 
-def _result(text: str) -> dict[str, Any]:
+_MAX_REPETITIONS = 10_000  # validate.hpp's max_repetitions
+_MAX_SEED = 2**64 - 1
+
+
+def _check_run_arguments(function: str, repetitions: Optional[int], seed: Optional[int]) -> None:
+    for name, value, low, high in (
+        ("repetitions", repetitions, 1, _MAX_REPETITIONS),
+        ("seed", seed, 0, _MAX_SEED),
+    ):
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(
+                f"libsched.{function}: {name} must be an int or None, not {type(value).__name__}"
+            )
+        if not low <= value <= high:
+            bound = "2**64 - 1" if high == _MAX_SEED else str(high)
+            raise ValueError(f"libsched.{function}: {name} must be from {low} to {bound}, got {value}")
+
+
+def _result(run: tuple[str, list[str]]) -> dict[str, Any]:
+    text, scenario_warnings = run
+    for message in scenario_warnings:
+        warnings.warn(message, ScenarioWarning, stacklevel=3)
     result: dict[str, Any] = json.loads(text)
     return result
