@@ -604,3 +604,257 @@ TEST_CASE("6.18: throttled_time counts from the first parked task to the unthrot
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// The slack timer (__return_cfs_rq_runtime(), start_cfs_slack_bandwidth(),
+// do_sched_cfs_slack_timer()): a queue that empties gives back what it holds beyond
+// min_cfs_rq_runtime (1 ms); if that leaves more than a slice in the pool while a queue of
+// the group is throttled, the pool is handed to the throttled queues 5 ms later, unless the
+// period refresh is less than 7 ms away. A throttle leaves the pool empty (it took the last
+// of it), and a queue holds at most a slice, so one queue's return (at most 4 ms) never
+// starts the timer: it takes two.
+
+namespace {
+
+constexpr duration sleeper_run = 2'200'000; // CPU time of each sleeper's activation
+constexpr duration held_until = 1'500'000;  // of which it runs this much before the hold
+
+// What a sleeper's queue gives back: at the preemption it has run 1.5 ms of the 1 ms its
+// queue kept, so the queue takes the pool's runtime back up to a slice; it then runs the
+// rest of its activation and gives back what it holds beyond min_cfs_rq_runtime.
+constexpr duration returned_by_each =
+    default_cfs_bandwidth_slice - (sleeper_run - held_until) - min_cfs_rq_runtime; // 3.3 ms
+
+// 4 CPUs at HZ 1000. g (50 ms / 100 ms) has a burner pinned to each of CPUs 0 and 1, which
+// use up the pool about 20 ms into each period and are throttled, each less than a tick in
+// debt; on CPUs 2 and 3 a task (of g, or of an unlimited group h) wakes once per period,
+// a millisecond or two after `period_start`, and runs 2.2 ms, preempted after 1.5 ms by a
+// SCHED_FIFO task pinned beside it that runs `hold`. The sleepers' queues thus take a slice
+// while the pool is still full and empty after the burners' throttle. Ticks fall on
+// multiples of the tick period: the wakeup comes an eighth of a tick after one, so that no
+// tick charges a sleeper between its first millisecond and the preemption.
+scenario slack_scenario(kernel_version v, duration hold, bool sleepers_in_g = true,
+                        sim_time period_start = 0) {
+    scenario sc = machine(v, 4);
+    sc.machine.hz = 1000;
+    sc.cgroups = {limited("g", 50 * ms), cgroup("h")};
+    task_spec b0 = in_group(burner("b0"), "g");
+    b0.affinity = {0};
+    task_spec b1 = in_group(burner("b1"), "g");
+    b1.affinity = {1};
+    sc.tasks = {b0, b1};
+    const duration tick = nsec_per_sec / sc.machine.hz;
+    const sim_time wake = (period_start + 1 * ms + tick - 1) / tick * tick + tick / 8;
+    for (const int cpu : {2, 3}) {
+        task_spec s = in_group(periodic("s" + std::to_string(cpu), sleeper_run, 0),
+                               sleepers_in_g ? "g" : "h");
+        s.behaviour.period = 100 * ms;
+        s.start = wake;
+        s.affinity = {cpu};
+        task_spec rt = periodic("rt" + std::to_string(cpu), hold, 0);
+        rt.policy = sched_policy::fifo;
+        rt.rt_priority = 50;
+        rt.behaviour.period = 100 * ms;
+        rt.start = wake + held_until;
+        rt.affinity = {cpu};
+        sc.tasks.push_back(s);
+        sc.tasks.push_back(rt);
+    }
+    return sc;
+}
+
+// The instant g's period timer first expires (drawn at random from 6.4 on): the periods
+// start there, every 100 ms.
+sim_time first_refresh(const scenario& sc) {
+    const libsched::system s(sc, sc.seed);
+    return s.find_task("b0")->sched_task_group->cfs_b->period_timer.expires();
+}
+
+// slack_scenario() with the sleepers woken in step with g's periods; the sleepers' second
+// return comes `returned_at` after a period's start when the hold is returned_at - (the
+// wakeup's offset + the sleepers' run).
+scenario slack_scenario_returning_at(kernel_version v, duration returned_at,
+                                     bool sleepers_in_g = true) {
+    const sim_time refresh = first_refresh(slack_scenario(v, 10 * ms));
+    const sim_time period_start = refresh % (100 * ms);
+    scenario sc = slack_scenario(v, 10 * ms, sleepers_in_g, period_start);
+    const duration hold = period_start + returned_at - sc.tasks[2].start - sleeper_run;
+    sc = slack_scenario(v, hold, sleepers_in_g, period_start);
+    REQUIRE(first_refresh(sc) == refresh); // drawn before the tasks exist
+    return sc;
+}
+
+// g's queues and pool followed event by event over the window: the returns of the sleepers'
+// queues (CPUs 2, 3), the slack timer's starts, the unthrottles of the burners' queues (CPUs
+// 0, 1) other than at a refresh, and per period the pool left at its end and g's CPU time
+// (read at the refresh: exact when g's tasks were not running just before it).
+struct slack_walk {
+    std::vector<s64> returned;             // pool increase at each sleeper queue's emptying
+    std::vector<s64> pool_at_return;       // the pool after it
+    std::vector<bool> throttled_at_return; // both burners' queues throttled then
+    std::vector<sim_time> slack_started;   // when start_cfs_slack_bandwidth() armed it
+    std::vector<sim_time> unthrottled;     // burner queues unthrottled off the refresh
+    std::vector<sim_time> refresh_after;   // the refresh following each such unthrottle
+    std::vector<s64> pool_at_refresh;      // what the pool held when each period ended
+    std::vector<duration> group_ran;       // g's CPU time in each whole period
+};
+
+slack_walk walk_slack(const scenario& sc) {
+    libsched::system s(sc, sc.seed);
+    s.check_invariants(true);
+    const task_group& g = *s.find_task("b0")->sched_task_group;
+    const cfs_bandwidth& b = *g.cfs_b;
+    const auto group_time = [&] {
+        duration sum = 0;
+        for (const auto& t : s.tasks())
+            if (t->sched_task_group == &g)
+                sum += t->se.sum_exec_runtime;
+        return sum;
+    };
+    s.run(sc.window_start);
+    slack_walk w;
+    sim_time refresh = b.period_timer.expires();
+    std::vector<unsigned> queued;
+    std::vector<bool> throttled;
+    for (const cfs_rq* q : g.cfs_rq) {
+        queued.push_back(q->nr_queued);
+        throttled.push_back(q->throttled);
+    }
+    bool started = b.slack_started;
+    s64 pool = b.runtime;
+    std::optional<duration> ran_at_refresh;
+    while (s.step()) {
+        const bool refreshed = b.period_timer.expires() != refresh;
+        if (refreshed) {
+            w.pool_at_refresh.push_back(pool);
+            const duration ran = group_time();
+            if (ran_at_refresh)
+                w.group_ran.push_back(ran - *ran_at_refresh);
+            ran_at_refresh = ran;
+            refresh = b.period_timer.expires();
+        }
+        for (std::size_t c = 2; c < 4; ++c) {
+            if (queued[c] > 0 && g.cfs_rq[c]->nr_queued == 0) {
+                w.returned.push_back(b.runtime - pool);
+                w.pool_at_return.push_back(b.runtime);
+                w.throttled_at_return.push_back(g.cfs_rq[0]->throttled && g.cfs_rq[1]->throttled);
+            }
+            queued[c] = g.cfs_rq[c]->nr_queued;
+        }
+        if (b.slack_started && !started)
+            w.slack_started.push_back(s.now());
+        started = b.slack_started;
+        for (std::size_t c = 0; c < 2; ++c) {
+            if (throttled[c] && !g.cfs_rq[c]->throttled && !refreshed) {
+                w.unthrottled.push_back(s.now());
+                w.refresh_after.push_back(refresh);
+            }
+            throttled[c] = g.cfs_rq[c]->throttled;
+        }
+        pool = b.runtime;
+    }
+    return w;
+}
+
+} // namespace
+
+TEST_CASE("slack: two emptied queues' returns are handed to the throttled queues 5 ms later") {
+    for (const kernel_version v : all_releases) {
+        INFO("kernel " << v.str());
+        // The second return 45 ms into each period: the burners are throttled by then.
+        const scenario sc = slack_scenario_returning_at(v, 45 * ms);
+        const slack_walk w = walk_slack(sc);
+        // 90 periods in the window, two returns in each.
+        REQUIRE(w.returned.size() >= 2 * 89);
+        for (std::size_t i = 0; i < w.returned.size(); ++i) {
+            INFO("return " << i);
+            CHECK(static_cast<double>(w.returned[i]) ==
+                  Approx(static_cast<double>(returned_by_each)).margin(50'000));
+            CHECK(w.throttled_at_return[i]);
+        }
+        // The first return of a period leaves 3.3 ms in the pool (not above a slice), the
+        // second 6.6 ms, which starts the slack timer.
+        std::size_t second_returns = 0;
+        for (std::size_t i = 0; i < w.pool_at_return.size(); ++i)
+            second_returns += w.pool_at_return[i] > default_cfs_bandwidth_slice ? 1 : 0;
+        CHECK(second_returns >= 89);
+        CHECK(w.slack_started.size() == second_returns);
+        // It fires 5 ms later and unthrottles both burners' queues (each needs its debt and
+        // 1 ns), before the period's end; nothing else unthrottles them between refreshes.
+        REQUIRE(w.unthrottled.size() == 2 * w.slack_started.size());
+        for (std::size_t i = 0; i < w.unthrottled.size(); ++i) {
+            INFO("unthrottle " << i);
+            CHECK(w.unthrottled[i] == w.slack_started[i / 2] + cfs_bandwidth_slack_period);
+            CHECK(w.refresh_after[i] - w.unthrottled[i] >= min_bandwidth_expiration);
+        }
+        // The burners use up what was handed out before the period ends (they are throttled
+        // again well before): nothing is left to be lost at the refresh.
+        for (const s64 left : w.pool_at_refresh)
+            CHECK(left == 0);
+        // Per period g runs its quota, and no more than a tick per burner beyond it (the
+        // overrun charged at the tick, repaid from the next period).
+        const duration tick = nsec_per_sec / sc.machine.hz;
+        REQUIRE(w.group_ran.size() >= 89);
+        for (const duration ran : w.group_ran) {
+            CHECK(ran <= 50 * ms + 2 * tick);
+            CHECK(ran >= 50 * ms - 2 * tick);
+        }
+    }
+}
+
+TEST_CASE("slack: what the slack timer hands out is CPU time the burners would lose") {
+    // Per 100 ms period g has its 50 ms quota. Sleepers outside g leave it all to the
+    // burners. Sleepers in g use 2 x 2.2 ms of it; with the slack timer the 2 x 3.3 ms their
+    // queues give back reach the burners, so that g still uses its whole quota. Given back
+    // less than 7 ms before the refresh, the slack timer is not started and the returned
+    // runtime is lost (the refill caps the pool at the quota).
+    const double period = 100.0 * ms;
+    const double quota = 50.0 * ms;
+    const double sleepers = 2.0 * sleeper_run;
+    const double returned = 2.0 * returned_by_each;
+    for (const kernel_version v : all_releases) {
+        INFO("kernel " << v.str());
+        const auto burners = [](const repetition_result& r) {
+            return find(r, "b0").share + find(r, "b1").share;
+        };
+        const repetition_result apart = run_one(slack_scenario_returning_at(v, 45 * ms, false));
+        const repetition_result slack = run_one(slack_scenario_returning_at(v, 45 * ms));
+        const repetition_result late = run_one(slack_scenario_returning_at(v, 93'500'000));
+        CHECK(burners(apart) == Approx(quota / period).margin(0.003));
+        CHECK(burners(slack) == Approx((quota - sleepers) / period).margin(0.003));
+        CHECK(group(slack, "g").share == Approx(quota / period).margin(0.003));
+        CHECK(burners(late) == Approx((quota - sleepers - returned) / period).margin(0.003));
+        CHECK(group(late, "g").share == Approx((quota - returned) / period).margin(0.003));
+        // The extra the slack path gives the burners is what the sleepers' queues returned.
+        CHECK(burners(slack) - burners(late) == Approx(returned / period).margin(0.003));
+    }
+}
+
+TEST_CASE("slack: no slack timer when the period refresh is less than 7 ms away") {
+    for (const kernel_version v : all_releases) {
+        INFO("kernel " << v.str());
+        // Returned 7.5 ms before the refresh (less by the interrupt time of the ticks during
+        // the hold, about 0.2 ms): the timer starts and fires 2.5 ms before it, not within
+        // min_bandwidth_expiration, so it hands the pool out.
+        const slack_walk in_time = walk_slack(slack_scenario_returning_at(v, 92'500'000));
+        CHECK(in_time.slack_started.size() >= 89);
+        REQUIRE(in_time.unthrottled.size() == 2 * in_time.slack_started.size());
+        for (std::size_t i = 0; i < in_time.unthrottled.size(); ++i) {
+            INFO("unthrottle " << i);
+            CHECK(in_time.unthrottled[i] ==
+                  in_time.slack_started[i / 2] + cfs_bandwidth_slack_period);
+            const duration before_refresh = in_time.refresh_after[i] - in_time.unthrottled[i];
+            CHECK(before_refresh >= min_bandwidth_expiration);
+            CHECK(before_refresh <= 2'500'000);
+        }
+        // Returned 6.5 ms before it (runtime_refresh_within()): no timer; the burners stay
+        // throttled until the refresh, and the pool holds the returned runtime at its end.
+        const slack_walk late = walk_slack(slack_scenario_returning_at(v, 93'500'000));
+        CHECK(late.returned.size() >= 2 * 89);
+        CHECK(late.slack_started.empty());
+        CHECK(late.unthrottled.empty());
+        REQUIRE(late.pool_at_refresh.size() >= 89);
+        for (const s64 left : late.pool_at_refresh)
+            CHECK(static_cast<double>(left) == Approx(2.0 * returned_by_each).margin(2.0 * 50'000));
+    }
+}
