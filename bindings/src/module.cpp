@@ -12,4 +12,6 @@ PYBIND11_MODULE(_core, m) {
     libsched::python::register_run(run);
     auto kernel = m.def_submodule("kernel", "Features and default tunables per kernel release.");
     libsched::python::register_kernel(kernel);
+    auto theory = m.def_submodule("theory", "The fluid (GPS) shares of scenario files.");
+    libsched::python::register_theory(theory);
 }

@@ -49,6 +49,8 @@ __all__ = [
     "nice_to_weight",
     "run",
     "run_text",
+    "theory",
+    "theory_text",
     "tunables",
     "weight",
 ]
@@ -92,6 +94,34 @@ def run_text(
         raise TypeError(f"libsched.run_text: toml must be a str, not {type(toml).__name__}")
     _check_run_arguments("run_text", repetitions, seed)
     return _result(_core.run.run_scenario_text(toml, repetitions, seed))
+
+
+def theory(path: Union[str, os.PathLike[str]]) -> dict[str, dict[str, float]]:
+    """The fluid (generalised processor sharing) share of one CPU each task and group of the
+    TOML scenario file at ``path`` would get: the figure computed by hand from the kernel's
+    weight table, with each task capped at one CPU and at its demand, affinity and cpusets,
+    group weights through the hierarchy, quotas, and RT tasks first (docs/theory.md).
+
+    Returns ``{"tasks": {name: share}, "groups": {name: share}}``, 1.0 being a whole CPU;
+    tasks are named as ``run`` names them (``"a"``, or ``"a.0"`` .. for ``count > 1``),
+    groups by their cgroup path or ``"autogroup-N"``. ``path`` is always a path, as for
+    ``run``; errors raise ``ScenarioError``. The command line's ``libsched theory --json``
+    gives each task's settings beside its share.
+    """
+    return _shares(_core.theory.theory_scenario_file(os.fspath(path)))
+
+
+def theory_text(toml: str) -> dict[str, dict[str, float]]:
+    """The fluid shares of a scenario given as TOML text, as ``theory`` gives for a file."""
+    return _shares(_core.theory.theory_scenario_text(toml))
+
+
+def _shares(text: str) -> dict[str, dict[str, float]]:
+    doc = json.loads(text)
+    return {
+        "tasks": {t["name"]: float(t["share"]) for t in doc["tasks"]},
+        "groups": {g["name"]: float(g["share"]) for g in doc["groups"]},
+    }
 
 
 _MAX_REPETITIONS = 10_000  # validate.hpp's max_repetitions

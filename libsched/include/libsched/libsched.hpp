@@ -56,3 +56,4 @@
 #include <libsched/stats/comparison.hpp>
 #include <libsched/stats/entry_summary.hpp>
 #include <libsched/stats/summary.hpp>
+#include <libsched/stats/theory.hpp>

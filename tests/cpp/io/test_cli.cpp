@@ -143,6 +143,40 @@ TEST_CASE("check prints warnings and still succeeds") {
     CHECK(contains(r.err, "warning: tasks[0].nice: 20 clamped to 19 as setpriority() does"));
 }
 
+TEST_CASE("theory prints each task's and group's fluid share") {
+    const temp_file f("libsched-cli-theory.toml", R"(name = "t"
+[machine]
+cpus = 2
+[[cgroups]]
+name = "capped"
+quota = "50ms"
+[[tasks]]
+name = "b"
+count = 2
+cgroup = "capped"
+[[tasks]]
+name = "free"
+)");
+    const auto r = cli({"theory", f.path()});
+    CHECK(r.status == 0);
+    CHECK(contains(r.out, "t: fluid (GPS) shares in % of one CPU, on 2 CPUs"));
+    CHECK(std::regex_search(
+        r.out, std::regex(R"(\nb\.0 +normal +0 +capped +all +1024 +1\.000 +25\.00\n)")));
+    CHECK(std::regex_search(r.out, std::regex(R"(\nfree .* 100\.00\n)")));
+    CHECK(std::regex_search(r.out, std::regex(R"(\ncapped +/ +1024 +0\.500 +50\.00\n)")));
+
+    const auto j = cli({"theory", "--json", f.path(), f.path()});
+    CHECK(j.status == 0);
+    const auto doc = nlohmann::json::parse(j.out);
+    REQUIRE(doc.size() == 2);
+    CHECK(doc[0]["tasks"][2]["name"] == "free");
+    CHECK(doc[0]["tasks"][2]["share"].get<double>() == Approx(1.0));
+    CHECK(doc[1]["groups"][0]["share"].get<double>() == Approx(0.5));
+
+    const auto bad = cli({"theory", "no-such-file.toml"});
+    CHECK(bad.status == 1);
+}
+
 TEST_CASE("weights prints one row per nice level") {
     const auto r = cli({"weights"});
     CHECK(r.status == 0);

@@ -1,6 +1,6 @@
 #pragma once
-// The libsched command line: run, replay, check, features, weights, topology. run_cli() is the
-// whole program without argv[0]; tools/cli/main.cpp and the Python console script both call it.
+// The libsched command line: run, replay, check, theory, features, weights, topology. run_cli() is
+// the whole program without argv[0]; tools/cli/main.cpp and the Python console script both call it.
 // Exit status: 0 success, 1 a scenario or file error or a replay outside its tolerance, 2 a
 // usage error.
 #include <CLI/CLI.hpp>
@@ -18,6 +18,7 @@
 #include <libsched/io/report.hpp>
 #include <libsched/io/result_json.hpp>
 #include <libsched/io/scenario_toml.hpp>
+#include <libsched/io/theory_report.hpp>
 #include <libsched/model/estimate.hpp>
 #include <libsched/model/simulate.hpp>
 #include <libsched/scenario/validate.hpp>
@@ -403,6 +404,40 @@ inline int cmd_check(const std::vector<std::string>& files, bool estimate, std::
     return status;
 }
 
+// The fluid theory of each file: a table each, or JSON (an array for several files).
+inline int cmd_theory(const std::vector<std::string>& files, bool json, std::ostream& out,
+                      std::ostream& err) {
+    int status = exit_ok;
+    const bool json_array = json && files.size() > 1;
+    nlohmann::json all = nlohmann::json::array();
+    bool first = true;
+    for (const std::string& path : files) {
+        const auto sc = load_reporting(path, err);
+        if (!sc) {
+            status = exit_failure;
+            continue;
+        }
+        const auto r = model_reporting(path, err, [&] { return stats::theory_shares(*sc); });
+        if (!r) {
+            status = exit_failure;
+            continue;
+        }
+        if (json_array) {
+            all.push_back(theory_json(*r, *sc));
+        } else if (json) {
+            out << theory_json(*r, *sc).dump(2) << '\n';
+        } else {
+            if (!first)
+                out << '\n';
+            print_theory(out, *r, *sc);
+        }
+        first = false;
+    }
+    if (json_array)
+        out << all.dump(2) << '\n';
+    return status;
+}
+
 inline int cmd_features(const std::optional<std::string>& kernel, std::ostream& out,
                         std::ostream& err) {
     if (!kernel) {
@@ -578,6 +613,13 @@ inline int run_cli(const std::vector<std::string>& args, std::ostream& out, std:
         check_app->add_flag("--no-estimate", no_estimate,
                             "Only validate: no pilot run for the events and memory estimate");
 
+        std::vector<std::string> theory_files;
+        bool theory_as_json = false;
+        CLI::App* theory_app = app.add_subcommand(
+            "theory", "Print the fluid (GPS) share of a CPU each task and group would get");
+        theory_app->add_option("SCENARIO", theory_files, "Scenario files (TOML)")->required();
+        theory_app->add_flag("--json", theory_as_json, "Print the shares as JSON");
+
         std::optional<std::string> kernel;
         CLI::App* features_app =
             app.add_subcommand("features", "List the scheduler features and their defaults");
@@ -614,6 +656,8 @@ inline int run_cli(const std::vector<std::string>& args, std::ostream& out, std:
             return cmd_replay(replay_paths, out, err);
         if (check_app->parsed())
             return cmd_check(check_files, !no_estimate, out, err);
+        if (theory_app->parsed())
+            return cmd_theory(theory_files, theory_as_json, out, err);
         if (features_app->parsed())
             return cmd_features(kernel, out, err);
         if (weights_app->parsed())

@@ -1,0 +1,34 @@
+// Binds the theory predictor (stats/theory.hpp) with its JSON form (io/theory_report.hpp).
+#include "register.hpp"
+#include <filesystem>
+#include <libsched/io/scenario_toml.hpp>
+#include <libsched/io/theory_report.hpp>
+#include <libsched/stats/theory.hpp>
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+#include <string>
+
+namespace py = pybind11;
+
+namespace libsched::python {
+namespace {
+
+std::string theory_to_json(const scenario& sc) {
+    return theory_json(stats::theory_shares(sc), sc).dump();
+}
+
+} // namespace
+
+void register_theory(py::module_& m) {
+    m.def(
+        "theory_scenario_file",
+        [](const std::filesystem::path& path) { return theory_to_json(load_scenario(path)); },
+        py::arg("path"), "The fluid (GPS) shares of the TOML scenario file at path, as JSON text.");
+
+    m.def(
+        "theory_scenario_text",
+        [](const std::string& toml) { return theory_to_json(parse_scenario(toml, "<string>")); },
+        py::arg("toml"), "The fluid (GPS) shares of a scenario given as TOML text, as JSON text.");
+}
+
+} // namespace libsched::python
