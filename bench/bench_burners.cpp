@@ -1,24 +1,42 @@
-// libsched_bench: how fast the model runs. N nice-0 burners share one CPU at HZ 1000 (a
-// switch every tick or every few ticks, the busiest steady state a CPU has), on an EEVDF
-// and an old-CFS release; prints engine events per wall-clock second and ns per event.
+// libsched_bench: how fast the model runs, against a floor measured in the same process.
 //
-// Then a multi-CPU run: 1000 mixed burner / periodic / random-sleeper tasks on 64 CPUs
-// (2 packages x 16 cores x 2 threads) at HZ 250 with load balancing, 60 simulated seconds;
-// prints wall time, events per second and peak RSS.
+// Each configuration is simulated, and beside it the bare data-structure work the model
+// cannot avoid is timed: the run-queue tree (pick the leftmost, erase, move its key,
+// re-insert) at the size the run had, and the pending-event heap (pop + push) at the size
+// the run had. A counting run of the same scenario (with a trace sink) gives the tree
+// updates and queue operations per event; their cost is the floor per event, and the
+// model's time per event is printed as a multiple of it (docs/performance.md, "Floor").
 //
-//   libsched_bench           full run (a few seconds per configuration)
+// Configurations: N nice-0 burners on one CPU at HZ 1000 (a switch every tick or every
+// few ticks, the busiest steady state a CPU has) on an EEVDF and an old-CFS release; 16
+// periodic tasks on one CPU; 1000 mixed tasks on 64 CPUs with load balancing.
+//
+// Then the multi-CPU run on its own: 1000 mixed burner / periodic / random-sleeper tasks
+// on 64 CPUs (2 packages x 16 cores x 2 threads) at HZ 250 with load balancing, 60
+// simulated seconds; prints wall time, events per second and peak RSS.
+//
+//   libsched_bench           full run (about a minute)
 //   libsched_bench --quick   smoke run for CI (a few seconds in all)
 //   libsched_bench --scaling the multi-CPU run over 8 to 1024 CPUs and 250 to 4000 tasks
 //   libsched_bench --multi PACKAGES CORES THREADS TASKS SECONDS [--no-nohz]
 //                            one multi-CPU configuration (for profiling)
+//   libsched_bench --profile LABEL
+//                            only the timed runs of one configuration of the floor table
+//                            (no counting run, no floor: for perf record)
 #include <algorithm>
+#include <boost/intrusive/set.hpp>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <libsched/des/event_queue.hpp>
 #include <libsched/model/simulate.hpp>
+#include <libsched/model/system.hpp>
+#include <libsched/sched/detail/timeline.hpp>
 #include <libsched/sched/topology.hpp>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <sys/resource.h>
@@ -30,11 +48,6 @@ namespace {
 
 using namespace libsched;
 
-struct config {
-    kernel_version kernel;
-    int burners;
-};
-
 struct measurement {
     std::uint64_t events = 0;
     double wall_seconds = 0;
@@ -42,23 +55,34 @@ struct measurement {
     double ns_per_event() const { return wall_seconds * 1e9 / static_cast<double>(events); }
 };
 
-scenario burners_on_one_cpu(const config& c, duration length) {
+scenario burners_on_one_cpu(kernel_version kernel, int burners, duration length) {
     scenario sc;
     sc.name = "bench";
     sc.machine.cpus = 1;
     sc.machine.hz = 1000;
-    sc.machine.kernel = c.kernel;
+    sc.machine.kernel = kernel;
     sc.length = length;
     task_spec t;
     t.name = "burner";
-    t.count = c.burners;
+    t.count = burners;
     sc.tasks.push_back(t);
     return sc;
 }
 
+// 16 periodic tasks on one CPU at HZ 1000, each 0.5 ms of CPU every 10 ms on an absolute
+// timer (80 % busy): wakeups, sleeps and the idle CPU's stopped tick.
+scenario periodic_on_one_cpu(kernel_version kernel, int tasks, duration length) {
+    scenario sc = burners_on_one_cpu(kernel, tasks, length);
+    task_spec& t = sc.tasks.front();
+    t.name = "periodic";
+    t.behaviour.type = behaviour_spec::kind::periodic;
+    t.behaviour.run = 500 * nsec_per_usec;
+    t.behaviour.period = 10 * nsec_per_msec;
+    return sc;
+}
+
 // The fastest of `runs` runs: the least disturbed by the rest of the machine.
-measurement measure(const config& c, duration length, int runs) {
-    const scenario sc = burners_on_one_cpu(c, length);
+measurement measure(const scenario& sc, int runs) {
     measurement best;
     for (int i = 0; i < runs; ++i) {
         const auto start = std::chrono::steady_clock::now();
@@ -68,6 +92,250 @@ measurement measure(const config& c, duration length, int runs) {
             best = {r.repetitions.front().events, wall.count()};
     }
     return best;
+}
+
+// ---- The floor: the bare data-structure work per event -----------------------------------
+
+// What a counting run of a scenario saw: its events, the events it scheduled (each one
+// push and one pop of the heap, refused ones included), the tree updates (an erase and an
+// insert each) and the mean sizes of a CPU's tree and of the pending-event set.
+struct op_counts {
+    std::uint64_t events = 0;
+    std::uint64_t scheduled = 0;
+    std::uint64_t tree_updates = 0;
+    double tree_size = 0;
+    double pending = 0;
+    double tree_per_event() const {
+        return static_cast<double>(tree_updates) / static_cast<double>(events);
+    }
+    double queue_per_event() const {
+        return static_cast<double>(scheduled) / static_cast<double>(events);
+    }
+};
+
+// Tree updates are counted from the trace: every switch to a task picked it from the tree
+// (erased it; it was inserted once before, at its put_prev, wakeup or fork), and every
+// migration by the balancer detaches a queued task and attaches it on the other CPU. A
+// wakeup's migration (traced just before its sched_wakeup) moves a sleeping task that is
+// in no tree and is not counted; neither is a pick that keeps the same task, which is not
+// traced, so the floor is if anything low.
+op_counts count_ops(const scenario& sc) {
+    op_counts c;
+    std::uint64_t picks = 0;
+    std::uint64_t migrations = 0;
+    int migrated_pid = -1;
+    sim_time migrated_at = -1;
+    const trace_sink sink = [&](const trace_event& e) {
+        if (e.kind == trace_kind::sched_switch && e.next_pid != 0)
+            ++picks;
+        else if (e.kind == trace_kind::sched_migrate_task) {
+            ++migrations;
+            migrated_pid = e.pid;
+            migrated_at = e.time;
+        } else if (e.kind == trace_kind::sched_wakeup && e.pid == migrated_pid &&
+                   e.time == migrated_at) {
+            --migrations; // the wakeup's own migration
+            migrated_pid = -1;
+        }
+    };
+    libsched::system sys(sc, sc.seed, sink);
+    constexpr int samples = 16;
+    std::uint64_t queued = 0;
+    std::uint64_t pending = 0;
+    for (int i = 1; i <= samples; ++i) {
+        sys.run(sc.length / (samples + 1) * i);
+        pending += sys.pending_events();
+        for (int cpu = 0; cpu < sys.nr_cpus(); ++cpu)
+            queued += sys.cpu_rq(cpu).cfs.tasks_timeline.size();
+    }
+    sys.run(sc.length);
+    c.events = sys.events();
+    c.scheduled = sys.events_scheduled() - sys.pending_events();
+    c.tree_updates = picks + migrations;
+    c.tree_size = static_cast<double>(queued) / samples / sys.nr_cpus();
+    c.pending = static_cast<double>(pending) / samples;
+    return c;
+}
+
+// Read by nothing, written by every measurement: the work cannot be optimised away.
+volatile std::uint64_t floor_sink = 0;
+
+// ns per call of op(), the fastest of `reps` timed batches of `ops` calls after one
+// untimed batch.
+template <class Op> double fastest_ns(int reps, int ops, Op&& op) {
+    double best = 0;
+    for (int r = 0; r <= reps; ++r) {
+        const auto start = std::chrono::steady_clock::now();
+        for (int i = 0; i < ops; ++i)
+            op();
+        const std::chrono::duration<double, std::nano> ns =
+            std::chrono::steady_clock::now() - start;
+        const double per_op = ns.count() / ops;
+        if (r == 1 || (r > 1 && per_op < best))
+            best = per_op; // r == 0 is the warm-up
+    }
+    return best;
+}
+
+// A bare Boost.Intrusive multiset node, as large as a sched_entity: the model's tree
+// links entities of that size, so at 8192 of them the same cache lines are touched.
+struct bare_node : boost::intrusive::set_base_hook<> {
+    u64 key = 0;
+};
+struct padded_node : bare_node {
+    static constexpr std::size_t pad = sizeof(sched_entity) > sizeof(bare_node)
+                                           ? sizeof(sched_entity) - sizeof(bare_node)
+                                           : 1;
+    unsigned char bytes[pad] = {};
+};
+struct key_less {
+    bool operator()(const bare_node& a, const bare_node& b) const { return a.key < b.key; }
+};
+using bare_tree = boost::intrusive::multiset<padded_node, boost::intrusive::compare<key_less>>;
+
+constexpr u64 key_step = 750'000; // an EEVDF slice, ns
+
+// The burners' steady state: the leftmost node is taken, runs a slice and goes back at the
+// right, behind the others.
+double bare_tree_ns(int n, int reps, int ops) {
+    std::vector<padded_node> nodes(static_cast<std::size_t>(n));
+    bare_tree tree;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        nodes[i].key = i * key_step;
+        tree.insert(nodes[i]);
+    }
+    const double ns = fastest_ns(reps, ops, [&] {
+        padded_node& first = *tree.begin();
+        tree.erase(tree.begin());
+        first.key += static_cast<u64>(n) * key_step;
+        tree.insert(first);
+    });
+    floor_sink = tree.begin()->key;
+    tree.clear();
+    return ns;
+}
+
+// The same on libsched's own timeline (its augmented values kept up): the model's tree,
+// not part of the floor, printed beside it.
+double timeline_ns(int n, int reps, int ops) {
+    const auto entities = std::make_unique<sched_entity[]>(static_cast<std::size_t>(n));
+    detail::timeline tree(false);
+    for (int i = 0; i < n; ++i) {
+        sched_entity& se = entities[static_cast<std::size_t>(i)];
+        se.vruntime = static_cast<u64>(i) * key_step;
+        se.deadline = se.vruntime + key_step;
+        se.slice = static_cast<duration>(key_step);
+        tree.insert(se);
+    }
+    const double ns = fastest_ns(reps, ops, [&] {
+        sched_entity& first = *tree.first();
+        tree.erase(first);
+        first.vruntime += static_cast<u64>(n) * key_step;
+        first.deadline += static_cast<u64>(n) * key_step;
+        tree.insert(first);
+    });
+    floor_sink = tree.first()->vruntime;
+    for (int i = 0; i < n; ++i)
+        tree.erase(entities[static_cast<std::size_t>(i)]);
+    return ns;
+}
+
+// des::event_queue holding `size` events: pop the earliest and push one a uniformly drawn
+// interval later (the classic "hold" operation; the intervals are drawn beforehand).
+double queue_ns(int size, int reps, int ops) {
+    constexpr std::size_t draws = 4096; // a power of two
+    std::vector<des::time_point> interval(draws);
+    std::uint64_t x = 0x9e3779b97f4a7c15ULL;
+    const auto span = static_cast<std::uint64_t>(size) * 2000; // mean interval: size us
+    for (des::time_point& d : interval) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        d = static_cast<des::time_point>(x % span);
+    }
+    des::event_queue queue;
+    des::event_id seq = 0;
+    for (int i = 0; i < size; ++i, ++seq)
+        queue.push({{interval[seq % draws], 0, seq}, nullptr, 0});
+    const double ns = fastest_ns(reps, ops, [&] {
+        des::event e = queue.pop();
+        e.key.time += interval[seq % draws];
+        e.key.seq = seq++;
+        queue.push(e);
+    });
+    floor_sink = static_cast<std::uint64_t>(queue.top().key.time);
+    return ns;
+}
+
+struct floor_costs {
+    int tree_n = 1;
+    int queue_n = 1;
+    double tree_ns = 0;     // bare tree update
+    double timeline_ns = 0; // the model's timeline, same update
+    double queue_ns = 0;    // heap pop + push
+    double per_event(const op_counts& c) const {
+        return c.tree_per_event() * tree_ns + c.queue_per_event() * queue_ns;
+    }
+};
+
+floor_costs measure_floor(const op_counts& c, bool quick) {
+    const int reps = quick ? 3 : 7;
+    const int ops = quick ? 1 << 14 : 1 << 18;
+    floor_costs f;
+    f.tree_n = std::max(1, static_cast<int>(std::lround(c.tree_size)));
+    f.queue_n = std::max(1, static_cast<int>(std::lround(c.pending)));
+    f.tree_ns = bare_tree_ns(f.tree_n, reps, ops);
+    f.timeline_ns = timeline_ns(f.tree_n, reps, ops);
+    f.queue_ns = queue_ns(f.queue_n, reps, ops);
+    return f;
+}
+
+floor_costs fastest(const floor_costs& a, const floor_costs& b) {
+    floor_costs f = a;
+    f.tree_ns = std::min(a.tree_ns, b.tree_ns);
+    f.timeline_ns = std::min(a.timeline_ns, b.timeline_ns);
+    f.queue_ns = std::min(a.queue_ns, b.queue_ns);
+    return f;
+}
+
+struct bench_case {
+    std::string label;
+    scenario sc;
+    int runs;
+};
+
+struct floor_result {
+    measurement model;
+    op_counts ops;
+    floor_costs floor;
+    double floor_ns() const { return floor.per_event(ops); }
+    double ratio() const { return model.ns_per_event() / floor_ns(); }
+};
+
+void print_floor_header() {
+    std::printf("%-21s %10s %7s %7s %8s %6s | %6s %7s %7s %7s %6s %7s %7s\n", "configuration",
+                "events", "M ev/s", "ns/ev", "floor ns", "ratio", "tree n", "tree ns", "model",
+                "tree/ev", "queue", "heap ns", "heap/ev");
+}
+
+// The floor is timed just before and just after the model's runs; the faster counts.
+floor_result run_with_floor(const bench_case& b, bool quick) {
+    floor_result r;
+    r.ops = count_ops(b.sc);
+    const floor_costs before = measure_floor(r.ops, quick);
+    r.model = measure(b.sc, b.runs);
+    r.floor = fastest(before, measure_floor(r.ops, quick));
+    if (r.model.events != r.ops.events)
+        throw std::runtime_error(b.label + ": the counting run made " +
+                                 std::to_string(r.ops.events) + " events, the timed run " +
+                                 std::to_string(r.model.events));
+    std::printf("%-21s %10llu %7.2f %7.1f %8.1f %6.2f | %6d %7.1f %7.1f %7.3f %6d %7.1f %7.3f\n",
+                b.label.c_str(), static_cast<unsigned long long>(r.model.events),
+                r.model.events_per_second() / 1e6, r.model.ns_per_event(), r.floor_ns(), r.ratio(),
+                r.floor.tree_n, r.floor.tree_ns, r.floor.timeline_ns, r.ops.tree_per_event(),
+                r.floor.queue_n, r.floor.queue_ns, r.ops.queue_per_event());
+    std::fflush(stdout);
+    return r;
 }
 
 // ---- Multi-CPU: a mixed workload on a multi-socket machine, load balancing on ----------
@@ -175,13 +443,44 @@ void run_multi(const multi_config& c) {
 }
 
 int usage(std::FILE* out, int status) {
-    std::fputs("usage: libsched_bench [--quick | --scaling |\n"
+    std::fputs("usage: libsched_bench [--quick | --scaling | --profile LABEL |\n"
                "                       --multi PACKAGES CORES THREADS TASKS SECONDS [--no-nohz]]\n"
                "  --quick    short smoke run (for CI); the default is the full measurement\n"
                "  --scaling  the multi-CPU run over 8 to 1024 CPUs and 250 to 4000 tasks\n"
+               "  --profile  only the timed runs of one configuration of the floor table,\n"
+               "             by its label (\"6.6 burners 2\"): for perf record\n"
                "  --multi    one multi-CPU configuration (--no-nohz: keep idle ticks)\n",
                out);
     return status;
+}
+
+// The floor table's configurations, full length or quick.
+std::vector<bench_case> floor_cases(bool quick) {
+    // ~2 events per simulated ms, so 4000 s is ~8-10 million events per run.
+    const duration length = (quick ? 5 : 4000) * nsec_per_sec;
+    const int runs = quick ? 1 : 3;
+    std::vector<bench_case> cases;
+    for (const kernel_version k : {kernel_version{6, 6}, kernel_version{5, 15}})
+        for (const int n : {2, 64, 8192})
+            cases.push_back({k.str() + " burners " + std::to_string(n),
+                             burners_on_one_cpu(k, n, length), runs});
+    cases.push_back({"6.6 periodic 16",
+                     periodic_on_one_cpu({6, 6}, 16, (quick ? 5 : 1000) * nsec_per_sec), runs});
+    cases.push_back(
+        {"6.6 multi 64 cpus", mixed_on_many_cpus({2, 16, 2, 1000, quick ? 1 : 10}), runs});
+    return cases;
+}
+
+int profile_one(const std::string& label) {
+    for (const bench_case& b : floor_cases(false))
+        if (b.label == label) {
+            const measurement m = measure(b.sc, b.runs);
+            std::printf("%s: %llu events, %.1f ns/event\n", label.c_str(),
+                        static_cast<unsigned long long>(m.events), m.ns_per_event());
+            return 0;
+        }
+    std::fprintf(stderr, "libsched_bench: no configuration '%s'\n", label.c_str());
+    return 2;
 }
 
 } // namespace
@@ -190,12 +489,15 @@ int main(int argc, char** argv) {
     bool quick = false;
     bool scaling = false;
     bool one = false;
+    std::string profile;
     multi_config single{2, 16, 2, 1000, 60};
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--quick") == 0)
             quick = true;
         else if (std::strcmp(argv[i], "--scaling") == 0)
             scaling = true;
+        else if (std::strcmp(argv[i], "--profile") == 0 && i + 1 < argc)
+            profile = argv[++i];
         else if (std::strcmp(argv[i], "--multi") == 0 && i + 5 < argc) {
             one = true;
             single.packages = std::atoi(argv[++i]);
@@ -210,6 +512,15 @@ int main(int argc, char** argv) {
         else {
             std::fprintf(stderr, "libsched_bench: unknown argument '%s'\n", argv[i]);
             return usage(stderr, 2);
+        }
+    }
+
+    if (!profile.empty()) {
+        try {
+            return profile_one(profile);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "libsched_bench: %s\n", e.what());
+            return 1;
         }
     }
 
@@ -242,34 +553,27 @@ int main(int argc, char** argv) {
         return 0;
     }
 
-    // Full: ~2 events per simulated ms, so 4000 s is ~8-10 million events per run.
-    const duration length = (quick ? 5 : 4000) * nsec_per_sec;
-    const int runs = quick ? 1 : 3;
-    const std::vector<int> counts = {2, 64, 8192};
-    const kernel_version kernels[] = {{6, 6}, {5, 15}};
-
     try {
-        std::printf("%-7s %7s %12s %12s %10s %10s\n", "kernel", "burners", "sim seconds", "events",
-                    "M events/s", "ns/event");
+        print_floor_header();
+        std::vector<floor_result> rs;
+        for (const bench_case& b : floor_cases(quick))
+            rs.push_back(run_with_floor(b, quick));
+        // rs: 6.6 at 2, 64, 8192 burners, then 5.15 at the same, then periodic and multi.
         bool targets_met = true;
-        for (const kernel_version k : kernels) {
-            std::vector<measurement> ms;
-            for (const int n : counts) {
-                const measurement m = measure({k, n}, length, runs);
-                ms.push_back(m);
-                std::printf("%-7s %7d %12lld %12llu %10.2f %10.1f\n", k.str().c_str(), n,
-                            static_cast<long long>(length / nsec_per_sec),
-                            static_cast<unsigned long long>(m.events), m.events_per_second() / 1e6,
-                            m.ns_per_event());
-            }
-            const double slowdown = ms.back().ns_per_event() / ms.front().ns_per_event();
-            std::printf("%-7s 8192 vs 2 burners: %.2fx the time per event\n", k.str().c_str(),
-                        slowdown);
-            targets_met = targets_met && ms.front().events_per_second() >= 10e6 && slowdown <= 3.0;
+        bool ratios_met = true;
+        for (const std::size_t k : {0u, 3u}) {
+            const double slowdown = rs[k + 2].model.ns_per_event() / rs[k].model.ns_per_event();
+            std::printf("%-7s 8192 vs 2 burners: %.2fx the time per event\n",
+                        k == 0 ? "6.6" : "5.15", slowdown);
+            targets_met = targets_met && rs[k].model.events_per_second() >= 10e6 && slowdown <= 3.0;
+            ratios_met = ratios_met && rs[k].ratio() <= 1.3 && rs[k + 2].ratio() <= 1.3;
         }
+        const char* const short_run = quick ? " (quick run: too short to judge)" : "";
         std::printf(
             "targets (>= 10 M events/s with 2 burners, 8192 burners <= 3x per event): %s%s\n",
-            targets_met ? "met" : "missed", quick ? " (quick run: too short to judge)" : "");
+            targets_met ? "met" : "missed", short_run);
+        std::printf("issue 12 targets (2 and 8192 burners <= 1.3x their floor): %s%s\n",
+                    ratios_met ? "met" : "missed", short_run);
 
         // The multi-CPU run: 64 CPUs, 1000 mixed tasks, 60 simulated s (quick: 1 s).
         std::printf("\n");

@@ -97,6 +97,8 @@ public:
     std::uint64_t events_processed() const { return processed_; }
     // Events scheduled and not yet come up, refused ones included.
     std::size_t pending() const { return queue_.size(); }
+    // Events scheduled so far: run, refused and pending ones (each one push and one pop).
+    std::uint64_t events_scheduled() const { return next_seq_; }
     random_source& rng() { return rng_; }
 
 private:

@@ -85,8 +85,11 @@ public:
             checker_.check(core_, tasks_, sim_.events_processed());
     }
 
-    // Engine events processed so far.
+    // Engine events processed so far; scheduled so far (run, refused or pending); pending
+    // now (des::simulator).
     std::uint64_t events() const { return sim_.events_processed(); }
+    std::uint64_t events_scheduled() const { return sim_.events_scheduled(); }
+    std::size_t pending_events() const { return sim_.pending(); }
 
     int nr_cpus() const { return core_.nr_cpus(); }
     const rq& cpu_rq(int cpu) const { return core_.cpu_rq(cpu); }
