@@ -429,7 +429,9 @@ inline std::map<std::string, double> read_entry_values(const toml::node& n,
     for (const auto& [key, value] : read_table(n, field)) {
         const std::string entry{key.str()};
         log.note(field + "." + entry, key.source());
-        log.attempt([&] { values[entry] = read_number(value, field + "." + entry); });
+        // A named node, not the binding: clang before 16 cannot capture a structured binding.
+        const toml::node& node = value;
+        log.attempt([&] { values[entry] = read_number(node, field + "." + entry); });
     }
     return values;
 }
