@@ -123,3 +123,24 @@ TEST_CASE("renice before 5.6 reschedules even a lone task; prio_changed_fair doe
         CHECK(t.se.load.weight == task_load_weight(5, false).weight);
     }
 }
+
+// Found by fuzz_generator: prio_changed_fair() asked the fair class to judge a preemption of
+// the idle task (whose entity has no fair queue) instead of going through core.c's
+// wakeup_preempt(), where a fair task simply preempts the idle one.
+TEST_CASE("renicing a queued task before the idle task is switched out reschedules it") {
+    for (const kernel_version v : {kernel_version{5, 15}, kernel_version{6, 6}}) {
+        INFO(v.str());
+        machine m(v, 1);
+        task a, b;
+        m.fork(a, 0);
+        m.fork(b, 0);
+        rq& r = m.c.cpu_rq(0);
+        REQUIRE(r.curr == &r.idle); // the reschedule is still on its way
+        r.need_resched = false;
+        m.c.set_user_nice(a, -5);
+        CHECK(r.need_resched);
+        CHECK(a.se.load.weight == task_load_weight(-5, false).weight);
+        m.sim.run(ms);
+        CHECK(r.curr != &r.idle);
+    }
+}

@@ -302,7 +302,7 @@ public:
             if (p.nice > old_nice)
                 resched_curr(r);
         } else {
-            wakeup_preempt(r, p, wake_flags::none);
+            core_wakeup_preempt(r, p);
         }
     }
 
@@ -313,7 +313,7 @@ public:
         if (r.curr == &p)
             resched_curr(r);
         else
-            wakeup_preempt(r, p, wake_flags::none);
+            core_wakeup_preempt(r, p);
     }
 
     // hrtick_start_fair(): with HRTICK, the delay after which the running task's slice
@@ -578,6 +578,17 @@ public:
     bool check_cfs_rq_runtime(cfs_rq& q) { return bandwidth::check_cfs_rq_runtime(*this, q); }
 
 private:
+    // wakeup_preempt() of core.c, as prio_changed_fair() and switched_to_fair() call it:
+    // this class decides only against a fair curr; curr of a higher class (RT, the
+    // stopper) stays, and the idle task is always preempted.
+    void core_wakeup_preempt(rq& r, task& p) {
+        const sched_class& curr_class = *r.curr->sched_class;
+        if (&curr_class == this)
+            wakeup_preempt(r, p, wake_flags::none);
+        else if (sched_class_above(*this, curr_class))
+            resched_curr(r);
+    }
+
     static s64 scale_by_weight(s64 v, u64 old_w, u64 new_w) {
         return static_cast<s64>(static_cast<s128>(v) * static_cast<s128>(old_w) /
                                 static_cast<s128>(new_w));
