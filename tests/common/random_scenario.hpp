@@ -53,7 +53,8 @@ private:
 struct generator_options {
     // Now and then a duration at its limit instead of a few milliseconds: 1 ns, or near the
     // longest run (max_length) for a lifetime, a burst, a sleep, a period, a stagger, a
-    // renice or affinity change, and the run's length itself. Such a run is long, so only
+    // slice and the run's length itself; a renice or affinity change at the run's first,
+    // second or last nanosecond. Such a run is long, so only
     // a caller that stops it early (the fuzz target's event budget) asks for them.
     bool extreme_durations = false;
 };
@@ -96,6 +97,16 @@ private:
     duration span(int lo, int hi) {
         if (opt_.extreme_durations && pick(0, 7) == 0)
             return pick(0, 1) == 0 ? 1 : max_length - pick(0, 1000);
+        return ms(lo, hi);
+    }
+    // A time of the run (a renice, an affinity change): ms(lo, hi), or when asked for
+    // durations at their limits its first, second or last nanosecond (1 ns: while the
+    // tasks forked at 0 still wait for their CPU's reschedule).
+    sim_time moment(const scenario& sc, int lo, int hi) {
+        if (opt_.extreme_durations && pick(0, 7) == 0) {
+            const int which = pick(0, 2);
+            return which == 2 ? sc.length - 1 : which;
+        }
         return ms(lo, hi);
     }
 
@@ -191,9 +202,9 @@ private:
         if (sc.machine.cpus > 1 && pick(0, 2) == 0)
             t.affinity = {pick(0, sc.machine.cpus - 1)};
         if (sc.machine.cpus > 1 && pick(0, 3) == 0)
-            t.set_affinity.push_back({span(0, 1999), {pick(0, sc.machine.cpus - 1)}});
+            t.set_affinity.push_back({moment(sc, 0, 1999), {pick(0, sc.machine.cpus - 1)}});
         if (pick(0, 3) == 0)
-            t.renice.push_back({span(0, 1999), pick(-20, 19)});
+            t.renice.push_back({moment(sc, 0, 1999), pick(-20, 19)});
         t.cgroup = random_group(sc);
         if (pick(0, 1) == 1)
             t.session = "s" + std::to_string(pick(0, 2));
