@@ -23,6 +23,8 @@ libsched_setup() {
         [nlohmann-json3-dev]="nlohmann/json, the JSON output"
         [libcli11-dev]="CLI11, the command line"
         [libbenchmark-dev]="Google Benchmark, the benchmarks"
+        [clang-14]="clang, for the libFuzzer targets (scripts/fuzz.sh)"
+        [libclang-rt-14-dev]="libFuzzer's runtime and clang's sanitizer runtimes, for the fuzz targets"
         [cmake]="the build system"
         [ninja-build]="the build tool the presets use"
         [python3]="Python, for the package and its tests"
@@ -30,7 +32,8 @@ libsched_setup() {
         [python3-venv]="virtual environments, where the Python packages go"
     )
     local apt_packages=(g++ libboost-dev libeigen3-dev catch2 libtomlplusplus-dev
-                        nlohmann-json3-dev libcli11-dev libbenchmark-dev)
+                        nlohmann-json3-dev libcli11-dev libbenchmark-dev
+                        clang-14 libclang-rt-14-dev)
     command -v cmake >/dev/null 2>&1 || apt_packages+=(cmake)
     command -v ninja >/dev/null 2>&1 || apt_packages+=(ninja-build)
     if ! command -v python3 >/dev/null 2>&1; then
