@@ -28,8 +28,7 @@ namespace {
 
 // The run's JSON document and the scenario's validation warnings ("field: what").
 std::pair<std::string, std::vector<std::string>>
-run_to_json(const scenario& sc, std::optional<int> repetitions,
-            std::optional<std::uint64_t> seed) {
+run_to_json(const scenario& sc, std::optional<int> repetitions, std::optional<std::uint64_t> seed) {
     if (repetitions && *repetitions < 1)
         throw scenario_error("repetitions", "must be >= 1, got " + std::to_string(*repetitions));
     std::vector<std::string> warnings = validate(sc);
@@ -80,22 +79,20 @@ void register_run(py::module_& m) {
     });
 
     m.def(
-        "run_scenario_file",
-        [](const std::filesystem::path& path, std::optional<int> repetitions,
-           std::optional<std::uint64_t> seed) {
-            return run_to_json(load_scenario(path), repetitions, seed);
-        },
-        py::arg("path"), py::arg("repetitions") = py::none(), py::arg("seed") = py::none(),
-        "Run the TOML scenario file at path; the result as JSON text and the warnings.");
-
-    m.def(
         "run_scenario_text",
         [](const std::string& toml, std::optional<int> repetitions,
-           std::optional<std::uint64_t> seed) {
-            return run_to_json(parse_scenario(toml, "<string>"), repetitions, seed);
+           std::optional<std::uint64_t> seed, const std::string& origin) {
+            return run_to_json(parse_scenario(toml, origin), repetitions, seed);
         },
         py::arg("toml"), py::arg("repetitions") = py::none(), py::arg("seed") = py::none(),
-        "Run a scenario given as TOML text; the result as JSON text and the warnings.");
+        py::arg("origin") = "<string>",
+        "Run a scenario given as TOML text; the result as JSON text and the warnings. origin "
+        "names the text in errors (a file name: its folder holds [measured] data files).");
+
+    m.def(
+        "read_scenario_file",
+        [](const std::filesystem::path& path) { return read_scenario_file(path); }, py::arg("path"),
+        "The text of the scenario file at path; ScenarioError naming it when there is none.");
 
     m.def(
         "cli_main",

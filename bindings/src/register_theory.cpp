@@ -1,11 +1,9 @@
 // Binds the theory predictor (stats/theory.hpp) with its JSON form (io/theory_report.hpp).
 #include "register.hpp"
-#include <filesystem>
 #include <libsched/io/scenario_toml.hpp>
 #include <libsched/io/theory_report.hpp>
 #include <libsched/stats/theory.hpp>
 #include <pybind11/stl.h>
-#include <pybind11/stl/filesystem.h>
 #include <string>
 
 namespace py = pybind11;
@@ -21,14 +19,13 @@ std::string theory_to_json(const scenario& sc) {
 
 void register_theory(py::module_& m) {
     m.def(
-        "theory_scenario_file",
-        [](const std::filesystem::path& path) { return theory_to_json(load_scenario(path)); },
-        py::arg("path"), "The fluid (GPS) shares of the TOML scenario file at path, as JSON text.");
-
-    m.def(
         "theory_scenario_text",
-        [](const std::string& toml) { return theory_to_json(parse_scenario(toml, "<string>")); },
-        py::arg("toml"), "The fluid (GPS) shares of a scenario given as TOML text, as JSON text.");
+        [](const std::string& toml, const std::string& origin) {
+            return theory_to_json(parse_scenario(toml, origin));
+        },
+        py::arg("toml"), py::arg("origin") = "<string>",
+        "The fluid (GPS) shares of a scenario given as TOML text, as JSON text; origin names it "
+        "in errors.");
 }
 
 } // namespace libsched::python

@@ -20,6 +20,7 @@ except ImportError as err:  # the source tree has no compiled module
     ) from err
 
 from . import examples
+from ._source import scenario_source
 from ._core import kernel, weight
 
 __version__: str = _core.__version__
@@ -57,26 +58,21 @@ __all__ = [
 
 
 def run(
-    path: Union[str, os.PathLike[str]],
+    scenario: Union[str, os.PathLike[str], Any],
     repetitions: Optional[int] = None,
     seed: Optional[int] = None,
 ) -> dict[str, Any]:
-    """Run the TOML scenario file at ``path`` and return its result as a dict (the CLI's
-    JSON output).
+    """Run ``scenario`` and return its result as a dict (the CLI's JSON output).
 
-    ``path`` is always a path, a ``str`` or an ``os.PathLike``, never TOML text (use
-    ``run_text`` for that); a relative path is resolved against the current directory.
-    ``repetitions`` and ``seed`` override the scenario's own values. Raises
-    ``ScenarioError`` (a ``ValueError``) naming the file and the offending field when the
-    file is missing or the scenario is invalid.
+    ``scenario`` is a path to a TOML scenario file (a ``str`` or an ``os.PathLike``, never
+    TOML text: use ``run_text`` for that; a relative path is resolved against the current
+    directory) or a ``libsched.Scenario``. ``repetitions`` and ``seed`` override the
+    scenario's own values. Raises ``ScenarioError`` (a ``ValueError``) naming the file and
+    the offending field when the file is missing or the scenario is invalid.
     """
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(
-            f"libsched.run: path must be a str or os.PathLike, not {type(path).__name__} "
-            "(TOML text goes to run_text)"
-        )
+    text, origin = scenario_source(scenario, "run")
     _check_run_arguments("run", repetitions, seed)
-    return _result(_core.run.run_scenario_file(os.fspath(path), repetitions, seed))
+    return _result(_core.run.run_scenario_text(text, repetitions, seed, origin))
 
 
 def run_text(
@@ -96,19 +92,20 @@ def run_text(
     return _result(_core.run.run_scenario_text(toml, repetitions, seed))
 
 
-def theory(path: Union[str, os.PathLike[str]]) -> dict[str, dict[str, float]]:
-    """The fluid (generalised processor sharing) share of one CPU each task and group of the
-    TOML scenario file at ``path`` would get: the figure computed by hand from the kernel's
-    weight table, with each task capped at one CPU and at its demand, affinity and cpusets,
-    group weights through the hierarchy, quotas, and RT tasks first (docs/theory.md).
+def theory(scenario: Union[str, os.PathLike[str], Any]) -> dict[str, dict[str, float]]:
+    """The fluid (generalised processor sharing) share of one CPU each task and group of
+    ``scenario`` would get: the figure computed by hand from the kernel's weight table, with
+    each task capped at one CPU and at its demand, affinity and cpusets, group weights
+    through the hierarchy, quotas, and RT tasks first (docs/theory.md).
 
     Returns ``{"tasks": {name: share}, "groups": {name: share}}``, 1.0 being a whole CPU;
     tasks are named as ``run`` names them (``"a"``, or ``"a.0"`` .. for ``count > 1``),
-    groups by their cgroup path or ``"autogroup-N"``. ``path`` is always a path, as for
-    ``run``; errors raise ``ScenarioError``. The command line's ``libsched theory --json``
-    gives each task's settings beside its share.
+    groups by their cgroup path or ``"autogroup-N"``. ``scenario`` is a path or a
+    ``libsched.Scenario``, as for ``run``; errors raise ``ScenarioError``. The command
+    line's ``libsched theory --json`` gives each task's settings beside its share.
     """
-    return _shares(_core.theory.theory_scenario_file(os.fspath(path)))
+    text, origin = scenario_source(scenario, "theory")
+    return _shares(_core.theory.theory_scenario_text(text, origin))
 
 
 def theory_text(toml: str) -> dict[str, dict[str, float]]:

@@ -6,12 +6,11 @@ class ScenarioError(ValueError):
     reason: str
     origin: str
 
-def run_scenario_file(
-    path: Union[str, os.PathLike[str]],
+def run_scenario_text(
+    toml: str,
     repetitions: Optional[int] = None,
     seed: Optional[int] = None,
+    origin: str = "<string>",
 ) -> tuple[str, list[str]]: ...
-def run_scenario_text(
-    toml: str, repetitions: Optional[int] = None, seed: Optional[int] = None
-) -> tuple[str, list[str]]: ...
+def read_scenario_file(path: Union[str, os.PathLike[str]]) -> str: ...
 def cli_main(args: list[str]) -> int: ...

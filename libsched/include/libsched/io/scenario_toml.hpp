@@ -563,7 +563,8 @@ inline scenario parse_scenario(std::string_view toml_text, const std::string& or
     return sc;
 }
 
-inline scenario load_scenario(const std::filesystem::path& path) {
+// The text of the scenario file at path; a scenario_error naming the path when there is none.
+inline std::string read_scenario_file(const std::filesystem::path& path) {
     const std::string origin = path.string();
     if (path.empty())
         throw scenario_error({}, "\"\" is an empty path, not a scenario file");
@@ -578,7 +579,11 @@ inline scenario load_scenario(const std::filesystem::path& path) {
     text << in.rdbuf();
     if (in.bad())
         throw scenario_error({}, "cannot be read", origin);
-    return parse_scenario(text.str(), origin);
+    return text.str();
+}
+
+inline scenario load_scenario(const std::filesystem::path& path) {
+    return parse_scenario(read_scenario_file(path), path.string());
 }
 
 } // namespace libsched
