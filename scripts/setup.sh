@@ -72,9 +72,12 @@ libsched_setup() {
     fi
     export LIBSCHED_PYTHON
 
-    # Python packages: build backend and test runner, by import name -> pip name.
+    # Python packages, by import name -> pip name: the build backend, the test runner, the
+    # package's optional extras the tests exercise (pandas tables, matplotlib figures), and
+    # the checkers CI runs (mypy, ruff).
     local -A pip_names=([pybind11]=pybind11 [scikit_build_core]=scikit-build-core
-                        [numpy]=numpy [pytest]=pytest)
+                        [numpy]=numpy [pytest]=pytest [pandas]=pandas [matplotlib]=matplotlib
+                        [mypy]=mypy [ruff]=ruff)
     local module
     missing=()
     for module in "${!pip_names[@]}"; do
