@@ -259,8 +259,11 @@ private:
             set_rate(id, 0);
         while (!open.empty()) {
             double fixed = 0, open_w = 0, next = max_flow::infinite;
+            std::vector<bool> is_open(entities_.size(), false);
+            for (int id : open)
+                is_open[static_cast<std::size_t>(id)] = true;
             for (int id : ids)
-                if (std::find(open.begin(), open.end(), id) == open.end())
+                if (!is_open[static_cast<std::size_t>(id)])
                     fixed += at(id).rate;
             for (int id : open) {
                 open_w += w(id);
@@ -287,10 +290,12 @@ private:
                 sum += at(id).rate;
             const bool full = sum >= total - tol;
             std::vector<int> still;
-            for (int id : open)
-                if (!full && at(id).rate < at(id).cap - tol &&
-                    net_->reaches(2 + static_cast<std::size_t>(id), sink, tol))
-                    still.push_back(id);
+            if (!full) {
+                const std::vector<bool> to_sink = net_->reaching(sink, tol);
+                for (int id : open)
+                    if (at(id).rate < at(id).cap - tol && to_sink[2 + static_cast<std::size_t>(id)])
+                        still.push_back(id);
+            }
             if (still.size() == open.size()) // a numerical stall: nothing could stop
                 still.clear();
             open = std::move(still);

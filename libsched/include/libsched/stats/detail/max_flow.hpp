@@ -49,24 +49,26 @@ public:
         return total;
     }
 
-    // After solve(): whether `from` reaches `to` through edges with more residual capacity
-    // than eps (a flow found to within eps leaves that much on its bottlenecks).
-    bool reaches(std::size_t from, std::size_t to, double eps) const {
+    // After solve(): which nodes reach `to` through edges with more residual capacity than
+    // eps (a flow found to within eps leaves that much on its bottlenecks). One search
+    // backwards from `to`, whatever the number of nodes asked about.
+    std::vector<bool> reaching(std::size_t to, double eps) const {
         std::vector<bool> seen(out_.size(), false);
-        std::vector<std::size_t> stack{from};
-        seen[from] = true;
+        std::vector<std::size_t> stack{to};
+        seen[to] = true;
         while (!stack.empty()) {
             const std::size_t v = stack.back();
             stack.pop_back();
-            if (v == to)
-                return true;
-            for (std::size_t e : out_[v])
-                if (residual(e) > eps && !seen[edges_[e].to]) {
-                    seen[edges_[e].to] = true;
-                    stack.push_back(edges_[e].to);
+            // Each edge out of v has a partner into v from the same node.
+            for (std::size_t e : out_[v]) {
+                const std::size_t u = edges_[e].to;
+                if (!seen[u] && residual(e ^ 1) > eps) {
+                    seen[u] = true;
+                    stack.push_back(u);
                 }
+            }
         }
-        return false;
+        return seen;
     }
 
 private:
