@@ -108,6 +108,17 @@ TEST_CASE("comparison: percentage points for shares, percent for ratios") {
     CHECK(judged[1].within == true);  // 0 points
     CHECK(judged[2].within == true);  // +16.7%
 
+    // With the theory, each comparison carries its value: a share as is, a ratio to the
+    // reference entry's share.
+    stats::theory_figures theory;
+    theory.entry_share = {{"a", 0.6}, {"b", 0.4}};
+    theory.reference = "b";
+    const auto with_theory = stats::compare_measured(rows, m, &theory);
+    CHECK(*with_theory[0].theory == 0.6);
+    CHECK(*with_theory[1].theory == 0.4);
+    CHECK(*with_theory[2].theory == Approx(1.5));
+    CHECK_FALSE(judged[0].theory); // none asked for
+
     const auto none = stats::compare_measured({}, m);
     REQUIRE(none.size() == 3);
     CHECK_FALSE(none[0].predicted);

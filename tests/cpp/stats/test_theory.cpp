@@ -433,3 +433,49 @@ TEST_CASE("the model's shares agree with the theory where it holds") {
     }
 }
 #endif
+
+TEST_CASE("theory figures: entries sum their tasks, ratios are to the reference entry") {
+    // Weights 1024 (a, two tasks) and 335 (b) on one CPU: a gets 2048/2383, b 335/2383.
+    const stats::theory_figures f = stats::theory_figures_of(parse_scenario(R"(
+        length = "1s"
+        reference = "b"
+        [[tasks]]
+        name = "a"
+        count = 2
+        [[tasks]]
+        name = "b"
+        nice = 5
+    )",
+                                                                            "<test>"));
+    CHECK(f.entry_share.at("a") == exactly(2048.0 / 2383));
+    CHECK(f.task_share.at("a.1") == exactly(1024.0 / 2383));
+    CHECK(f.entry_share.at("b") == exactly(335.0 / 2383));
+    REQUIRE(f.ratio(f.entry_share.at("a")));
+    CHECK(*f.ratio(f.entry_share.at("a")) == exactly(2048.0 / 335));
+    CHECK(*f.ratio(f.task_share.at("a.0")) == exactly(1024.0 / 335));
+
+    stats::theory_figures no_reference = f;
+    no_reference.reference.clear();
+    CHECK_FALSE(no_reference.ratio(0.5));
+}
+
+TEST_CASE("theory figures: a reference entry that gets nothing gives no ratio") {
+    // FIFO takes the CPU (5.15, RT throttling off): the fair reference entry gets 0.
+    const stats::theory_figures f = stats::theory_figures_of(parse_scenario(R"(
+        length = "1s"
+        reference = "b"
+        [machine]
+        kernel = "5.15"
+        sched_rt_runtime = -1
+        [[tasks]]
+        name = "a"
+        policy = "fifo"
+        rt_priority = 10
+        [[tasks]]
+        name = "b"
+    )",
+                                                                            "<test>"));
+    CHECK(f.entry_share.at("a") == exactly(1.0));
+    CHECK(f.entry_share.at("b") == exactly(0.0));
+    CHECK_FALSE(f.ratio(1.0));
+}

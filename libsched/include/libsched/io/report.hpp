@@ -12,6 +12,7 @@
 #include <libsched/stats/group_comparison.hpp>
 #include <libsched/stats/perf_stat.hpp>
 #include <libsched/stats/summary.hpp>
+#include <libsched/stats/theory.hpp>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -293,9 +294,9 @@ inline void print_report(std::ostream& out, const run_result& result, const scen
     std::vector<detail::column> columns = {{"entry", align::left}};
     if (with_policy)
         columns.push_back({"policy", align::left});
-    columns.insert(columns.end(), {{"nice"}, {"tasks"}, {"share %"}});
+    columns.insert(columns.end(), {{"nice"}, {"tasks"}, {"share %"}, {"theory %"}});
     if (with_ratio)
-        columns.push_back({"ratio to " + sc.reference});
+        columns.insert(columns.end(), {{"ratio to " + sc.reference}, {"theory ratio"}});
     columns.insert(columns.end(), {{"jiffies (window)"}, {"utime ms (rusage)"}});
     if (system_time)
         columns.insert(columns.end(), {{"stime jiffies"}, {"stime ms (rusage)"}});
@@ -308,6 +309,7 @@ inline void print_report(std::ostream& out, const run_result& result, const scen
         columns.insert(columns.end(), {{"measured ratio"}, {"error %"}});
     detail::text_table table(std::move(columns));
 
+    const stats::theory_figures theory = stats::theory_figures_of(sc);
     const auto comparisons = stats::compare_measured(entries, sc.measured);
     const auto measured_cells = [&](const std::string& entry, stats::measured_quantity q,
                                     std::vector<std::string>& cells) {
@@ -326,10 +328,19 @@ inline void print_report(std::ostream& out, const run_result& result, const scen
         std::vector<std::string> cells = {label};
         if (with_policy)
             cells.push_back(entry_row ? policy_of(row.entry) : "");
-        cells.insert(cells.end(), {std::to_string(row.nice), std::to_string(row.tasks),
-                                   fixed(row.share * 100, 2)});
+        const auto& shares = entry_row ? theory.entry_share : theory.task_share;
+        const auto theory_share = shares.find(entry_row ? row.entry : row.name);
+        const std::optional<double> share_in_theory =
+            theory_share == shares.end() ? std::nullopt : std::optional{theory_share->second};
+        cells.insert(
+            cells.end(),
+            {std::to_string(row.nice), std::to_string(row.tasks), fixed(row.share * 100, 2),
+             fixed(share_in_theory ? std::optional{*share_in_theory * 100} : std::nullopt, 2)});
         if (with_ratio)
-            cells.push_back(fixed(row.ratio, 3));
+            cells.insert(
+                cells.end(),
+                {fixed(row.ratio, 3),
+                 fixed(share_in_theory ? theory.ratio(*share_in_theory) : std::nullopt, 3)});
         cells.insert(cells.end(), {fixed(row.jiffies, 1), fixed(row.ru_utime_ms, 1)});
         if (system_time)
             cells.insert(cells.end(), {fixed(row.stime_jiffies, 1), fixed(row.ru_stime_ms, 1)});
@@ -398,6 +409,7 @@ inline void print_replay_summary(
     detail::text_table table({{"replay", align::left},
                               {"quantity", align::left},
                               {"predicted"},
+                              {"theory"},
                               {"measured"},
                               {"error"},
                               {"tolerance"},
@@ -410,8 +422,11 @@ inline void print_replay_summary(
             const std::string unit = share ? " %" : "";
             const std::optional<double> predicted =
                 c.predicted ? std::optional{*c.predicted * scale} : std::nullopt;
+            const std::optional<double> theory =
+                c.theory ? std::optional{*c.theory * scale} : std::nullopt;
             table.add_row({name, std::string{stats::quantity_name(c.quantity)} + " " + c.entry,
                            fixed(predicted, decimals) + (predicted ? unit : ""),
+                           fixed(theory, decimals) + (theory ? unit : ""),
                            fixed(c.measured * scale, decimals) + unit,
                            fixed(c.error, share ? 2 : 1, true) +
                                (c.error ? " " + std::string{stats::error_unit(c.quantity)} : ""),

@@ -13,6 +13,7 @@
 #include <libsched/stats/group_comparison.hpp>
 #include <libsched/stats/perf_stat.hpp>
 #include <libsched/stats/summary.hpp>
+#include <libsched/stats/theory.hpp>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
@@ -220,21 +221,27 @@ inline nlohmann::json tasks_json(const repetition_result& rep) {
     return tasks;
 }
 
-inline nlohmann::json row_json(const stats::row_summary& row) {
-    return {{"entry", row.entry},
-            {"nice", row.nice},
-            {"tasks", row.tasks},
-            {"share", row.share},
-            {"ratio", optional_json(row.ratio)},
-            {"jiffies", row.jiffies},
-            {"jratio", optional_json(row.jratio)},
-            {"ru_utime_ms", row.ru_utime_ms},
-            {"ru_ratio", optional_json(row.ru_ratio)},
-            {"stime_jiffies", row.stime_jiffies},
-            {"ru_stime_ms", row.ru_stime_ms},
-            {"nvcsw_per_s", row.nvcsw_per_s},
-            {"nivcsw_per_s", row.nivcsw_per_s},
-            {"wakeup_latency", latency_json(row.wakeup_latency)}};
+inline nlohmann::json row_json(const stats::row_summary& row, const stats::theory_figures& theory) {
+    const auto in_theory = theory.entry_share.find(row.entry);
+    const std::optional<double> theory_share =
+        in_theory == theory.entry_share.end() ? std::nullopt : std::optional{in_theory->second};
+    return {
+        {"entry", row.entry},
+        {"nice", row.nice},
+        {"tasks", row.tasks},
+        {"share", row.share},
+        {"ratio", optional_json(row.ratio)},
+        {"jiffies", row.jiffies},
+        {"jratio", optional_json(row.jratio)},
+        {"ru_utime_ms", row.ru_utime_ms},
+        {"ru_ratio", optional_json(row.ru_ratio)},
+        {"stime_jiffies", row.stime_jiffies},
+        {"ru_stime_ms", row.ru_stime_ms},
+        {"nvcsw_per_s", row.nvcsw_per_s},
+        {"nivcsw_per_s", row.nivcsw_per_s},
+        {"wakeup_latency", latency_json(row.wakeup_latency)},
+        {"theory_share", optional_json(theory_share)},
+        {"theory_ratio", optional_json(theory_share ? theory.ratio(*theory_share) : std::nullopt)}};
 }
 
 // A two-group figure: the run's medians beside the measured ones and the theories.
@@ -263,8 +270,9 @@ inline nlohmann::json document_json(const run_result& result, const scenario& sc
                                     nlohmann::json reps) {
     const std::vector<stats::row_summary> entries = stats::summarize_entries(result, sc);
     nlohmann::json summary = nlohmann::json::array();
+    const stats::theory_figures theory = stats::theory_figures_of(sc);
     for (const stats::row_summary& row : entries)
-        summary.push_back(detail::row_json(row));
+        summary.push_back(detail::row_json(row, theory));
 
     nlohmann::json j = {
         {"provenance", detail::provenance_json(result.provenance)},

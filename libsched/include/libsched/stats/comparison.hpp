@@ -7,6 +7,7 @@
 #include <cmath>
 #include <libsched/scenario/scenario.hpp>
 #include <libsched/stats/entry_summary.hpp>
+#include <libsched/stats/theory.hpp>
 #include <map>
 #include <optional>
 #include <string>
@@ -41,6 +42,7 @@ struct comparison {
     std::optional<double> predicted; // nullopt: the run gave no value (no repetition, no
                                      // time for the reference entry)
     double measured = 0;
+    std::optional<double> theory;    // the fluid theory's value (stats/theory.hpp), if any
     std::optional<double> error;     // share: (predicted - measured) * 100 percentage points;
                                      // ratio: (predicted / measured - 1) * 100 percent
     std::optional<double> tolerance; // as measured_spec::tolerance states it, if it does
@@ -65,9 +67,10 @@ inline void judge_ratio(comparison& c) {
 }
 
 // Shares first, then ratios, each in the order of `entries` (the scenario's order); measured
-// entries without a row come last.
+// entries without a row come last. With `theory`, each comparison has its theory value.
 inline std::vector<comparison> compare_measured(const std::vector<row_summary>& entries,
-                                                const measured_spec& measured) {
+                                                const measured_spec& measured,
+                                                const theory_figures* theory = nullptr) {
     std::vector<comparison> out;
     const auto add = [&](const std::map<std::string, double>& values, measured_quantity q) {
         std::vector<std::string> order;
@@ -90,6 +93,12 @@ inline std::vector<comparison> compare_measured(const std::vector<row_summary>& 
                 if (row.entry == entry)
                     c.predicted =
                         q == measured_quantity::share ? std::optional{row.share} : row.ratio;
+            if (theory != nullptr) {
+                if (const auto it = theory->entry_share.find(entry);
+                    it != theory->entry_share.end())
+                    c.theory = q == measured_quantity::share ? std::optional{it->second}
+                                                             : theory->ratio(it->second);
+            }
             if (q == measured_quantity::ratio) {
                 judge_ratio(c);
             } else if (c.predicted) {

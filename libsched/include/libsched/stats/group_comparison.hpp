@@ -111,6 +111,7 @@ inline std::vector<comparison> compare_groups(const group_summary& s, const meas
         c.entry = g.a + "/" + g.b;
         c.quantity = q;
         c.predicted = ru ? s.ratio : s.jratio;
+        c.theory = s.theory;
         c.measured = ru ? g.ratio : g.jratio;
         c.tolerance = ru ? m.tolerance.ratio : m.tolerance.jratio;
         c.judged = m.judged;
@@ -124,7 +125,9 @@ inline std::vector<comparison> compare_groups(const group_summary& s, const meas
 // Every measured quantity of a replay against the run: shares and ratios of entries, then
 // a two-group figure's ratio and jratio.
 inline std::vector<comparison> compare_replay(const run_result& result, const scenario& sc) {
-    std::vector<comparison> out = compare_measured(summarize_entries(result, sc), sc.measured);
+    const theory_figures theory = theory_figures_of(sc);
+    std::vector<comparison> out =
+        compare_measured(summarize_entries(result, sc), sc.measured, &theory);
     if (sc.measured.groups) {
         const auto groups =
             compare_groups(summarize_groups(result, sc, *sc.measured.groups), sc.measured);

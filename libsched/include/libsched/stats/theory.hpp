@@ -447,4 +447,31 @@ inline theory_result theory_shares(const scenario& sc) {
     return out;
 }
 
+// The theory beside a run's figures: each [[tasks]] entry's fluid share (its tasks' summed)
+// and each task's, and a share's ratio to the reference entry's, as a run's ratio is taken.
+struct theory_figures {
+    std::map<std::string, double> entry_share; // by entry
+    std::map<std::string, double> task_share;  // by instance name ("a", "a.1")
+    std::string reference;                     // the scenario's reference entry, or ""
+
+    // share / the reference entry's; unset without a reference or when it gets nothing
+    // (within the filling's tolerance of 1e-9 CPUs).
+    std::optional<double> ratio(double share) const {
+        const auto ref = entry_share.find(reference);
+        if (ref == entry_share.end() || ref->second <= 1e-9)
+            return std::nullopt;
+        return share / ref->second;
+    }
+};
+
+inline theory_figures theory_figures_of(const scenario& sc) {
+    theory_figures out;
+    out.reference = sc.reference;
+    for (const theory_task& t : theory_shares(sc).tasks) {
+        out.entry_share[t.entry] += t.share;
+        out.task_share[t.name] = t.share;
+    }
+    return out;
+}
+
 } // namespace libsched::stats
