@@ -486,8 +486,11 @@ def _comparison(document: dict[str, Any], task_shares: Mapping[str, float], meas
 
     keys: list[Key] = []
     for entry, tasks in tasks_of.items():
-        shown = {q for q in ("share", "ratio") if (entry, None, q) in simulated and not (q in RATIOS and entry == reference)}
-        shown |= {q for e, t, q in values if e == entry and t is None}
+        shown = {"share"} | {q for e, t, q in values if e == entry and t is None}
+        if (entry, None, "ratio") in simulated:
+            shown.add("ratio")
+        if entry == reference:
+            shown -= RATIOS  # 1 by definition
         keys += [(entry, None, q) for q in QUANTITIES if q in shown]
         keys += [(entry, t, q) for t in tasks for q in TASK_QUANTITIES if (entry, t, q) in values]
     rows = tuple(
@@ -519,24 +522,29 @@ def _comparison(document: dict[str, Any], task_shares: Mapping[str, float], meas
 
 
 def _unmatched(values: Mapping[Key, float], tasks_of: Mapping[str, list[str]]) -> tuple[str, ...]:
-    """The measured entries and tasks the scenario lacks; a near miss of one it has is an error."""
-    all_tasks = [t for tasks in tasks_of.values() for t in tasks]
+    """The measured entries and tasks the scenario lacks; a near miss of one it has (by case
+    or a typo) is an error."""
+    entry_of = {t: entry for entry, tasks in tasks_of.items() for t in tasks}
     unmatched: list[str] = []
     for entry, task in dict.fromkeys((e, t) for e, t, _ in values):
         if entry not in tasks_of:
-            near = _core.run.nearest_name(entry, list(tasks_of))
-            if near is not None:
-                raise ValueError(f'libsched.compare: measured entry "{entry}" is not in the scenario; did you mean "{near}"?')
+            _no_near_miss(f"entry {entry!r} is not in the scenario", entry, list(tasks_of))
             unmatched.append(entry)
         elif task is not None and task not in tasks_of[entry]:
-            near = _core.run.nearest_name(task, tasks_of[entry]) or _core.run.nearest_name(task, all_tasks)
-            if near is not None or task in all_tasks:
+            if task in entry_of:
                 raise ValueError(
-                    f'libsched.compare: measured task "{task}" is not a task of entry {entry}'
-                    + (f'; did you mean "{near}"?' if near is not None and near != task else "")
+                    f"libsched.compare: measured task {task!r} is a task of entry "
+                    f"{entry_of[task]!r}, not of {entry!r}"
                 )
+            if not task.removeprefix(f"{entry}.").isdigit():  # else an instance it lacks
+                _no_near_miss(f"task {task!r} is not a task of entry {entry!r}", task, tasks_of[entry])
             unmatched.append(f"{entry}/{task}")
-    return tuple(dict.fromkeys(unmatched))
+    return tuple(unmatched)
+
+
+def _no_near_miss(what: str, name: str, names: list[str]) -> None:
+    if (near := _core.run.nearest_name(name, names)) is not None:
+        raise ValueError(f'libsched.compare: measured {what}; did you mean "{near}"?')
 
 
 # --- The text table -----------------------------------------------------------------------

@@ -244,7 +244,7 @@ def plot_timeline(
     ax.set_yticks(range(len(cpus)), [f"CPU {c}" for c in cpus])
     ax.set_ylim(len(cpus) - 0.5, -0.5)  # CPU 0 on top
     ax.set_xlim(0, (stop - begin) / unit_ns)
-    ax.set_xlabel(f"time from {_format_time(begin)} ({unit})")
+    ax.set_xlabel(f"time ({unit})" if begin == 0 else f"time from {_format_time(begin)} ({unit})")
     ax.set_title(f"Which task runs on each CPU, repetition {repetition} (blank: idle)")
     if len(tasks) <= 20:
         ax.legend(title="task", loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, title_fontsize=8)
