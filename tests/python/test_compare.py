@@ -87,7 +87,11 @@ def test_an_entrys_theory_sums_its_tasks(trio: Path) -> None:
 def test_simulated_column_is_the_runs_summary() -> None:
     c = libsched.compare(PAIR_0_5)
     summary = {row["entry"]: row for row in libsched.run(PAIR_0_5)["summary"]}
-    assert [(r.entry, r.quantity) for r in c.rows] == [("a", "share"), ("a", "ratio"), ("b", "share")]
+    assert [(r.entry, r.quantity) for r in c.rows] == [
+        ("a", "share"),
+        ("a", "ratio"),
+        ("b", "share"),
+    ]
     for r in c.rows:
         assert r.simulated == summary[r.entry][r.quantity]
 
@@ -169,7 +173,11 @@ def test_to_pandas_names_the_extra_when_pandas_is_missing(monkeypatch: pytest.Mo
 def test_the_scenarios_own_measured_figures() -> None:
     m = libsched.Measurements.from_replay(libsched.run(PAIR_0_5))
     assert m is not None
-    assert m.values == {("a", None, "share"): 0.75, ("b", None, "share"): 0.25, ("a", None, "ratio"): 3.0}
+    assert m.values == {
+        ("a", None, "share"): 0.75,
+        ("b", None, "share"): 0.25,
+        ("a", None, "ratio"): 3.0,
+    }
     assert m.reference == "b"
     assert libsched.Measurements.from_replay(libsched.run(SLEEPER)) is None
 
@@ -210,10 +218,16 @@ def test_a_measurement_equal_to_the_simulation_has_no_error(trio: Path, tmp_path
     for measured in (file, document, libsched.Measurements.from_document(document)):
         c = libsched.compare(trio, measured=measured)
         measured_rows = [r for r in c.rows if r.measured is not None]
-        assert {(r.entry, r.task) for r in measured_rows} >= {("a", None), ("a", "a.0"), ("a", "a.1")}
+        assert {(r.entry, r.task) for r in measured_rows} >= {
+            ("a", None),
+            ("a", "a.0"),
+            ("a", "a.1"),
+        }
         # (an error of a quantity measured as 0 has no percent: None)
         assert all(r.error == 0 or (r.measured == 0 and r.error is None) for r in measured_rows)
-        assert not any(r.entry == "b" and r.quantity in {"ratio", "jratio", "ru_ratio"} for r in c.rows)
+        assert not any(
+            r.entry == "b" and r.quantity in {"ratio", "jratio", "ru_ratio"} for r in c.rows
+        )
 
 
 def test_an_object_with_to_dict_is_a_document(trio: Path, tmp_path: Path) -> None:
@@ -266,26 +280,49 @@ def test_columns_may_come_in_any_order(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "where"),
     [
-        ("entry,quantity,valeu\n", r"line 1, column 3: unknown column 'valeu'; did you mean \"value\"\?"),
+        (
+            "entry,quantity,valeu\n",
+            r"line 1, column 3: unknown column 'valeu'; did you mean \"value\"\?",
+        ),
         ("entry,quantity\n", r"line 1: the header has no column 'value'"),
         ("entry,entry,quantity,value\n", r"line 1, column 2: column 'entry' appears twice"),
-        ("entry,quantity,value\na,share,0.5\nb,shar,0.5\n", r"line 3, column 2: unknown quantity 'shar'; did you mean \"share\"\?"),
+        (
+            "entry,quantity,value\na,share,0.5\nb,shar,0.5\n",
+            r"line 3, column 2: unknown quantity 'shar'; did you mean \"share\"\?",
+        ),
         ("entry,quantity,value\na,share,half\n", r"line 2, column 3: 'half' is not a number"),
         ("entry,quantity,value\na,share,-1\n", r"line 2, column 3: -1 is not a number from 0 up"),
         ("entry,quantity,value\na,share,nan\n", r"line 2, column 3: nan is not a number from 0 up"),
         ("entry,quantity,value\na,share\n", r"line 2, column 3: 2 fields, but the header has 3"),
-        ("entry,quantity,value\na,share,1,2\n", r"line 2, column 4: 4 fields, but the header has 3"),
+        (
+            "entry,quantity,value\na,share,1,2\n",
+            r"line 2, column 4: 4 fields, but the header has 3",
+        ),
         ("entry,quantity,value\n,share,1\n", r"line 2, column 1: the entry is empty"),
-        ("entry,quantity,value,task\na,ratio,1,a.0\n", r"line 2, column 2: a task's quantity is one of share"),
-        ("entry,quantity,value,repetition\na,share,1,x\n", r"line 2, column 4: repetition 'x' is not a whole number"),
-        ("entry,quantity,value\na,share,0.5\n\na,share,0.6\n", r"line 4: a share is already given on line 2"),
-        ("entry,quantity,value,repetition\na,share,0.5,0\na,share,0.6,\n", r"line 3: a share is already given on line 2 \(give every"),
+        (
+            "entry,quantity,value,task\na,ratio,1,a.0\n",
+            r"line 2, column 2: a task's quantity is one of share",
+        ),
+        (
+            "entry,quantity,value,repetition\na,share,1,x\n",
+            r"line 2, column 4: repetition 'x' is not a whole number",
+        ),
+        (
+            "entry,quantity,value\na,share,0.5\n\na,share,0.6\n",
+            r"line 4: a share is already given on line 2",
+        ),
+        (
+            "entry,quantity,value,repetition\na,share,0.5,0\na,share,0.6,\n",
+            r"line 3: a share is already given on line 2 \(give every",
+        ),
         ("# nothing\n", r"no header line"),
     ],
 )
 def test_a_bad_csv_file_names_the_line_and_column(tmp_path: Path, text: str, where: str) -> None:
     file = write(tmp_path, "bad.csv", text)
-    with pytest.raises(ValueError, match=rf"libsched.read_measurements: measured: .*bad.csv: {where}"):
+    with pytest.raises(
+        ValueError, match=rf"libsched.read_measurements: measured: .*bad.csv: {where}"
+    ):
         libsched.read_measurements(file)
 
 
@@ -308,12 +345,18 @@ def test_files_that_are_not_measurements(tmp_path: Path) -> None:
 
 
 def test_entries_in_one_but_not_the_other_are_reported(trio: Path, tmp_path: Path) -> None:
-    file = write(tmp_path, "m.csv", "entry,quantity,value,task\na,share,0.8,\nzzz,share,0.1,\na,share,0.4,a.7\n")
+    file = write(
+        tmp_path,
+        "m.csv",
+        "entry,quantity,value,task\na,share,0.8,\nzzz,share,0.1,\na,share,0.4,a.7\n",
+    )
     c = libsched.compare(trio, measured=file)
     assert c.unmatched == ("zzz", "a/a.7")
     assert c.unmeasured == ()  # b is the reference
     assert "not in the scenario: zzz, a/a.7" in c.table()
-    c = libsched.compare(PAIR_0_5, measured=write(tmp_path, "n.csv", "entry,quantity,value\nb,share,0.3\n"))
+    c = libsched.compare(
+        PAIR_0_5, measured=write(tmp_path, "n.csv", "entry,quantity,value\nb,share,0.3\n")
+    )
     assert c.unmeasured == ("a",)
     assert "in the scenario, not measured: a" in c.table()
 
@@ -322,7 +365,10 @@ def test_entries_in_one_but_not_the_other_are_reported(trio: Path, tmp_path: Pat
     ("lines", "message"),
     [
         ("A,share,0.8,", r"""measured entry 'A' is not in the scenario; did you mean "a"\?"""),
-        ("a,share,0.4,a.O", r"""measured task 'a.O' is not a task of entry 'a'; did you mean "a.0"\?"""),
+        (
+            "a,share,0.4,a.O",
+            r"""measured task 'a.O' is not a task of entry 'a'; did you mean "a.0"\?""",
+        ),
         ("b,share,0.4,a.0", r"measured task 'a.0' is a task of entry 'a', not of 'b'"),
     ],
 )
@@ -335,7 +381,9 @@ def test_near_misses_are_errors(trio: Path, tmp_path: Path, lines: str, message:
 def test_ratios_to_another_reference_are_an_error(trio: Path, tmp_path: Path) -> None:
     document, _ = measured_document(trio, tmp_path)
     document["reference"] = "a"
-    with pytest.raises(ValueError, match="its ratios are to entry a, but the scenario's reference is b"):
+    with pytest.raises(
+        ValueError, match="its ratios are to entry a, but the scenario's reference is b"
+    ):
         libsched.compare(trio, measured=document)
 
 
@@ -353,7 +401,16 @@ def test_cli_prints_theory_simulated_and_measured() -> None:
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines[0] == "seed002-pair-0-5: theory, simulated and measured; ratios to b"
-    assert lines[2].split() == ["entry", "quantity", "theory", "simulated", "measured", "error", "theory", "error"]
+    assert lines[2].split() == [
+        "entry",
+        "quantity",
+        "theory",
+        "simulated",
+        "measured",
+        "error",
+        "theory",
+        "error",
+    ]
     summary = libsched.run(PAIR_0_5)["summary"][0]
     a_share = lines[4].split()
     assert a_share[:4] == ["a", "share", f"{100 * 1024 / 1359:.2f}", "%"]
@@ -368,7 +425,9 @@ def test_cli_json_is_the_comparisons_dict() -> None:
 
 def test_cli_measured_reps_seed_and_errors(trio: Path, tmp_path: Path) -> None:
     file = write(tmp_path, "m.csv", "entry,quantity,value\nb,share,0.1\n")
-    out = libsched_cli("compare", str(trio), "--measured", str(file), "--reps", "1", "--seed", "3", "--json")
+    out = libsched_cli(
+        "compare", str(trio), "--measured", str(file), "--reps", "1", "--seed", "3", "--json"
+    )
     assert out.returncode == 0, out.stderr
     expected = libsched.compare(trio, measured=file, repetitions=1, seed=3).to_dict()
     assert json.loads(out.stdout) == json.loads(json.dumps(expected))
@@ -393,7 +452,15 @@ def test_cli_help_lists_compare_and_the_cpp_commands() -> None:
 
 def test_cli_writes_the_figures(tmp_path: Path) -> None:
     out = libsched_cli(
-        "compare", str(SLEEPER), "--plot", "bars.png", "--timeline", "timeline.png", "--latency", "latency.png", cwd=tmp_path
+        "compare",
+        str(SLEEPER),
+        "--plot",
+        "bars.png",
+        "--timeline",
+        "timeline.png",
+        "--latency",
+        "latency.png",
+        cwd=tmp_path,
     )
     assert out.returncode == 0, out.stderr
     for name in ("bars.png", "timeline.png", "latency.png"):
@@ -403,6 +470,7 @@ def test_cli_writes_the_figures(tmp_path: Path) -> None:
 
 
 # --- figures --------------------------------------------------------------------------------
+
 
 @pytest.fixture
 def plt() -> Iterator[Any]:
@@ -426,7 +494,9 @@ def test_comparison_bars_on_a_log_axis(tmp_path: Path, plt: Any) -> None:
 
 
 def test_comparison_bars_of_several_and_of_shares(trio: Path, plt: Any) -> None:
-    ax = libsched.plot.plot_comparison([libsched.compare(PAIR_0_5), libsched.compare(trio)], quantities=["share"])
+    ax = libsched.plot.plot_comparison(
+        [libsched.compare(PAIR_0_5), libsched.compare(trio)], quantities=["share"]
+    )
     assert [t.get_text() for t in ax.get_xticklabels()] == ["a", "b", "a", "b"]
     assert ax.containers[0][0].get_height() == pytest.approx(100 * 1024 / 1359)  # in %
     with pytest.raises(ValueError, match="share a unit"):
@@ -440,7 +510,15 @@ def test_timeline_from_columns(plt: Any) -> None:
         "repetition": [0, 0, 0, 0, 0, 0, 1],
         "time_ns": [0, 5_000_000, 10_000_000, 10_000_000, 20_000_000, 30_000_000, 0],
         "cpu": [0, 1, 0, 1, 0, 0, 0],
-        "event": ["sched_switch", "sched_switch", "sched_switch", "sched_migrate_task", "sched_switch", "sched_wakeup", "sched_switch"],
+        "event": [
+            "sched_switch",
+            "sched_switch",
+            "sched_switch",
+            "sched_migrate_task",
+            "sched_switch",
+            "sched_wakeup",
+            "sched_switch",
+        ],
         "next_pid": [1, 2, 2, -1, 0, -1, 3],
         "next_comm": ["x", "y", "y", "", "swapper", "", "z"],
     }
@@ -449,7 +527,10 @@ def test_timeline_from_columns(plt: Any) -> None:
     _, labels = ax.get_legend_handles_labels()
     assert labels == ["x", "y"]
     spans = {
-        (label, round(float(path.vertices[:, 1].mean()))): (path.vertices[:, 0].min(), path.vertices[:, 0].max())
+        (label, round(float(path.vertices[:, 1].mean()))): (
+            path.vertices[:, 0].min(),
+            path.vertices[:, 0].max(),
+        )
         for collection, label in zip(ax.collections, ["x", "y", "y"])
         for path in collection.get_paths()
     }
@@ -478,13 +559,20 @@ def test_latency_cdf_from_a_run_and_from_samples(tmp_path: Path, plt: Any) -> No
     figure, ax = plt.subplots()
     assert libsched.plot.plot_latency_cdf(c, ax=ax) is ax
     (line,) = ax.lines
-    assert list(line.get_xdata()) == [latency[k] / 1000 for k in ("p50", "p90", "p99", "p99_9", "max")]
+    assert list(line.get_xdata()) == [
+        latency[k] / 1000 for k in ("p50", "p90", "p99", "p99_9", "max")
+    ]
     assert list(line.get_ydata()) == [0.5, 0.9, 0.99, 0.999, 1.0]
     assert ax.get_xscale() == "log"
     plt.close(figure)
     ax = libsched.plot.plot_latency_cdf({"s": [4000, 1000, 2000, 3000]})
     (line,) = ax.lines
-    assert list(line.get_xdata()) == [1, 2, 3, 4] and list(line.get_ydata()) == [0.25, 0.5, 0.75, 1.0]
+    assert list(line.get_xdata()) == [1, 2, 3, 4] and list(line.get_ydata()) == [
+        0.25,
+        0.5,
+        0.75,
+        1.0,
+    ]
     libsched.plot.save(ax, tmp_path / "latency.png")
     assert (tmp_path / "latency.png").read_bytes().startswith(PNG)
     with pytest.raises(ValueError, match="no entry woke up"):
@@ -492,7 +580,11 @@ def test_latency_cdf_from_a_run_and_from_samples(tmp_path: Path, plt: Any) -> No
 
 
 def test_latency_cdf_draws_measured_percentiles_dashed(tmp_path: Path, plt: Any) -> None:
-    file = write(tmp_path, "m.csv", "entry,quantity,value\nsleeper,wakeup_latency_p50,2000\nsleeper,wakeup_latency_max,9000\n")
+    file = write(
+        tmp_path,
+        "m.csv",
+        "entry,quantity,value\nsleeper,wakeup_latency_p50,2000\nsleeper,wakeup_latency_max,9000\n",
+    )
     ax = libsched.plot.plot_latency_cdf(libsched.compare(SLEEPER, measured=file))
     measured = [line for line in ax.lines if line.get_linestyle() == "--"]
     assert [list(line.get_xdata()) for line in measured] == [[2.0, 9.0]]

@@ -36,17 +36,20 @@ QUANTITIES: tuple[str, ...] = (
     "ru_utime_ms",
     "nvcsw_per_s",
     "nivcsw_per_s",
-    "wakeup_latency_mean",
-    "wakeup_latency_p50",
-    "wakeup_latency_p90",
-    "wakeup_latency_p99",
-    "wakeup_latency_p99_9",
-    "wakeup_latency_max",
+    *(f"wakeup_latency_{k}" for k in ("mean", "p50", "p90", "p99", "p99_9", "max")),
 )
 RATIOS = frozenset({"ratio", "jratio", "ru_ratio"})
+# A task's figures in one repetition of a document: its field, divided by a number (None:
+# by the window's length in seconds, for a rate).
+_TASK_FIELDS: dict[str, tuple[str, Optional[float]]] = {
+    "share": ("share", 1.0),
+    "jiffies": ("stat_utime", 1.0),
+    "ru_utime_ms": ("ru_utime_us", 1000.0),
+    "nvcsw_per_s": ("window_nvcsw", None),
+    "nivcsw_per_s": ("window_nivcsw", None),
+}
 #: The quantities a single task (rather than an entry) can be measured by.
-TASK_QUANTITIES: tuple[str, ...] = ("share", "jiffies", "ru_utime_ms", "nvcsw_per_s", "nivcsw_per_s")
-_LATENCY_KEYS = ("mean", "p50", "p90", "p99", "p99_9", "max")
+TASK_QUANTITIES: tuple[str, ...] = tuple(_TASK_FIELDS)
 _USER_HZ = 100  # /proc/PID/stat counts utime in USER_HZ ticks on every Linux
 
 Key = tuple[str, Optional[str], str]  # (entry, task or None for the whole entry, quantity)
@@ -64,12 +67,14 @@ class Measurements:
     reference: Optional[str] = None
 
     @classmethod
-    def from_document(cls, document: Mapping[str, Any], source: Optional[str] = None) -> Measurements:
+    def from_document(
+        cls, document: Mapping[str, Any], source: Optional[str] = None
+    ) -> Measurements:
         """The figures of a result document (docs/output-format.md): what ``libsched
         measure`` writes (``provenance.source == "measured"``) or a run's ``libsched run
         --json`` output; per entry its ``summary``, per task of an entry with several the
         median over repetitions of its share, jiffies, utime and switches per second."""
-        _check_document(document, "libsched.Measurements.from_document")
+        _check_document(document, "libsched.Measurements.from_document: document")
         if source is None:
             provenance = document.get("provenance") or {}
             host = provenance.get("host_name")
@@ -84,7 +89,7 @@ class Measurements:
         ``measured`` block, read through the scenario's data file if it names one, and a
         two-group figure's ratios under ``groups``), or ``None`` if it has none. A two-group
         figure's ``ratio`` (of getrusage utime) is the quantity ``ru_ratio``."""
-        _check_document(document, "libsched.Measurements.from_replay")
+        _check_document(document, "libsched.Measurements.from_replay: document")
         block = document.get("measured")
         if not block:
             return None
@@ -178,7 +183,9 @@ class Comparison:
                 "libsched.Comparison.to_pandas needs pandas, the optional extra "
                 "libsched[pandas]: python3 -m pip install 'libsched[pandas]'"
             ) from err
-        return pandas.DataFrame([vars(r) for r in self.rows], columns=list(ComparisonRow.__dataclass_fields__))
+        return pandas.DataFrame(
+            [vars(r) for r in self.rows], columns=list(ComparisonRow.__dataclass_fields__)
+        )
 
 
 def compare(
@@ -217,7 +224,7 @@ def _measurements_argument(measured: Any) -> Optional[Measurements]:
     to_dict = getattr(measured, "to_dict", None)
     document = to_dict() if callable(to_dict) else measured
     if isinstance(document, Mapping):
-        _check_document(document, "libsched.compare")
+        _check_document(document, "libsched.compare: measured")
         return Measurements.from_document(document)
     raise TypeError(
         "libsched.compare: measured must be a path, a result document (a dict or a "
@@ -228,12 +235,11 @@ def _measurements_argument(measured: Any) -> Optional[Measurements]:
 # --- The run's figures, per entry and per task -------------------------------------------
 
 
-def _check_document(document: Mapping[str, Any], function: str) -> None:
+def _check_document(document: Mapping[str, Any], where: str) -> None:
     for key in ("summary", "repetitions", "window"):
         if key not in document:
             raise ValueError(
-                f"{function}: measured: not a result document (docs/output-format.md): "
-                f'it has no "{key}"'
+                f'{where}: not a result document (docs/output-format.md): it has no "{key}"'
             )
 
 
@@ -251,7 +257,9 @@ def _document_figures(document: Mapping[str, Any]) -> dict[Key, float]:
         entry = row["entry"]
         for quantity in QUANTITIES:
             if quantity.startswith("wakeup_latency_"):
-                value = (row.get("wakeup_latency") or {}).get(quantity.removeprefix("wakeup_latency_"))
+                value = (row.get("wakeup_latency") or {}).get(
+                    quantity.removeprefix("wakeup_latency_")
+                )
             else:
                 value = row.get(quantity)
             if value is not None:
@@ -273,15 +281,9 @@ def _task_figures(document: Mapping[str, Any]) -> dict[Key, float]:
     runs: dict[Key, list[float]] = {}
     for repetition in document["repetitions"]:
         for t in repetition["tasks"]:
-            figures = {
-                "share": t.get("share"),
-                "jiffies": t.get("stat_utime"),
-                "ru_utime_ms": None if t.get("ru_utime_us") is None else t["ru_utime_us"] / 1000,
-                "nvcsw_per_s": None if t.get("window_nvcsw") is None else t["window_nvcsw"] / window_s,
-                "nivcsw_per_s": None if t.get("window_nivcsw") is None else t["window_nivcsw"] / window_s,
-            }
-            for quantity, value in figures.items():
-                if value is not None:
+            for quantity, (key, divisor) in _TASK_FIELDS.items():
+                if t.get(key) is not None:
+                    value = t[key] / (window_s if divisor is None else divisor)
                     runs.setdefault((t["entry"], t["name"], quantity), []).append(float(value))
     tasks_of = _tasks_of(document)
     return {k: statistics.median(v) for k, v in runs.items() if len(tasks_of.get(k[0], ())) > 1}
@@ -314,7 +316,9 @@ def _read_measurements(path: Union[str, os.PathLike[str]], function: str) -> Mea
     if isinstance(document, list) and len(document) == 1:
         document = document[0]
     if isinstance(document, list):
-        raise ValueError(f"{function}: measured: {file} holds {len(document)} result documents; give one")
+        raise ValueError(
+            f"{function}: measured: {file} holds {len(document)} result documents; give one"
+        )
     if isinstance(document, dict) and "experiments" in document:
         raise ValueError(
             f"{function}: measured: {file} is a data file of figures: a scenario's [measured] "
@@ -322,11 +326,10 @@ def _read_measurements(path: Union[str, os.PathLike[str]], function: str) -> Mea
             "docs/scenario-format.md), and compare() without measured uses it"
         )
     if not isinstance(document, dict):
-        raise ValueError(f"{function}: measured: {file} is not a result document (docs/output-format.md)")
-    try:
-        _check_document(document, function)
-    except ValueError as err:
-        raise ValueError(str(err).replace("measured: ", f"measured: {file}: ", 1)) from None
+        raise ValueError(
+            f"{function}: measured: {file} is not a result document (docs/output-format.md)"
+        )
+    _check_document(document, f"{function}: measured: {file}")
     return Measurements.from_document(document, source=str(file))
 
 
@@ -355,22 +358,36 @@ def _read_csv(text: str, name: str, function: str) -> Measurements:
                 header = _csv_header([f.strip() for f in fields])
                 continue
             key, repetition, value = _csv_row([f.strip() for f in fields], header)
-            given = runs.setdefault(key, {})
-            for earlier, (_, earlier_line) in given.items():
-                if earlier == repetition or (earlier is None) != (repetition is None):
-                    raise _CsvProblem(
-                        f"{key[0]}{'' if key[1] is None else ' task ' + key[1]} {key[2]} is already "
-                        f"given on line {earlier_line}"
-                        + ("" if earlier == repetition else " (give every repetition, or one value)")
-                    )
-            given[repetition] = (value, line)
+            _csv_add(runs.setdefault(key, {}), key, repetition, (value, line))
         except _CsvProblem as problem:
-            where = f"line {line}" + ("" if problem.column is None else f", column {problem.column + 1}")
+            where = f"line {line}" + (
+                "" if problem.column is None else f", column {problem.column + 1}"
+            )
             raise ValueError(f"{function}: measured: {name}: {where}: {problem}") from None
     if header is None:
-        raise ValueError(f"{function}: measured: {name}: no header line ({','.join(_CSV_REQUIRED)})")
+        raise ValueError(
+            f"{function}: measured: {name}: no header line ({','.join(_CSV_REQUIRED)})"
+        )
     values = {k: statistics.median(v for v, _ in given.values()) for k, given in runs.items()}
     return Measurements(name, values)
+
+
+def _csv_add(
+    given: dict[Optional[int], tuple[float, int]],
+    key: Key,
+    repetition: Optional[int],
+    value_and_line: tuple[float, int],
+) -> None:
+    """Adds one line's value of ``key``: a repetition once, and either one value without a
+    repetition or every value with one."""
+    for earlier, (_, line) in given.items():
+        if earlier == repetition or (earlier is None) != (repetition is None):
+            what = key[0] + ("" if key[1] is None else f" task {key[1]}") + f" {key[2]}"
+            raise _CsvProblem(
+                f"{what} is already given on line {line}"
+                + ("" if earlier == repetition else " (give every repetition, or one value)")
+            )
+    given[repetition] = value_and_line
 
 
 def _csv_header(fields: list[str]) -> list[str]:
@@ -391,7 +408,9 @@ def _csv_header(fields: list[str]) -> list[str]:
 
 def _csv_row(fields: list[str], header: list[str]) -> tuple[Key, Optional[int], float]:
     if len(fields) != len(header):
-        raise _CsvProblem(f"{len(fields)} fields, but the header has {len(header)}", min(len(fields), len(header)))
+        raise _CsvProblem(
+            f"{len(fields)} fields, but the header has {len(header)}", min(len(fields), len(header))
+        )
     row = dict(zip(header, fields))
     entry, quantity, task = row["entry"], row["quantity"], row.get("task") or None
     if not entry:
@@ -442,31 +461,30 @@ def _error(quantity: str, value: Optional[float], measured: Optional[float]) -> 
     return None if measured == 0 else (value - measured) / measured * 100
 
 
-def _theory_of(document: Mapping[str, Any], task_shares: Mapping[str, float], reference: Optional[str]) -> dict[Key, float]:
+def _theory_of(
+    document: Mapping[str, Any], task_shares: Mapping[str, float], reference: Optional[str]
+) -> dict[Key, float]:
     """The fluid shares, an entry's being its tasks' sum; the ratios to the reference; and
     the jiffies the shares would give over the window."""
     window_s = (document["window"]["end"] - document["window"]["start"]) / 1e9
     theory: dict[Key, float] = {}
-    for entry, tasks in _tasks_of(document).items():
-        shares = [task_shares[t] for t in tasks if t in task_shares]
-        if len(shares) != len(tasks):
-            continue
-        if len(tasks) > 1:
-            for t in tasks:
-                theory[(entry, t, "share")] = task_shares[t]
-                theory[(entry, t, "jiffies")] = task_shares[t] * window_s * _USER_HZ
-        theory[(entry, None, "share")] = sum(shares)
-        theory[(entry, None, "jiffies")] = sum(shares) * window_s * _USER_HZ
+    tasks_of = _tasks_of(document)
+    for entry, tasks in tasks_of.items():
+        shares: dict[Optional[str], float] = {t: task_shares[t] for t in tasks if len(tasks) > 1}
+        shares[None] = sum(task_shares[t] for t in tasks)  # the entry's
+        for task, share in shares.items():
+            theory[(entry, task, "share")] = share
+            theory[(entry, task, "jiffies")] = share * window_s * _USER_HZ
     reference_share = theory.get((reference, None, "share")) if reference else None
     if reference_share:
-        for entry in _tasks_of(document):
-            if (entry, None, "share") in theory:
-                for quantity in RATIOS:
-                    theory[(entry, None, quantity)] = theory[(entry, None, "share")] / reference_share
+        for entry, quantity in ((e, q) for e in tasks_of for q in RATIOS):
+            theory[(entry, None, quantity)] = theory[(entry, None, "share")] / reference_share
     return theory
 
 
-def _comparison(document: dict[str, Any], task_shares: Mapping[str, float], measured: Optional[Measurements]) -> Comparison:
+def _comparison(
+    document: dict[str, Any], task_shares: Mapping[str, float], measured: Optional[Measurements]
+) -> Comparison:
     reference = _document_reference(document)
     tasks_of = _tasks_of(document)
     values = dict(measured.values) if measured else {}
@@ -476,10 +494,10 @@ def _comparison(document: dict[str, Any], task_shares: Mapping[str, float], meas
         and reference is not None
         and any(q in RATIOS for _, _, q in values)
     ):
-            raise ValueError(
-                f"libsched.compare: measured: its ratios are to entry {measured.reference}, but the "
-                f"scenario's reference is {reference}"
-            )
+        raise ValueError(
+            f"libsched.compare: measured: its ratios are to entry {measured.reference}, but the "
+            f"scenario's reference is {reference}"
+        )
     unmatched = _unmatched(values, tasks_of)
     simulated = _document_figures(document)
     theory = _theory_of(document, task_shares, reference)
@@ -537,14 +555,16 @@ def _unmatched(values: Mapping[Key, float], tasks_of: Mapping[str, list[str]]) -
                     f"{entry_of[task]!r}, not of {entry!r}"
                 )
             if not task.removeprefix(f"{entry}.").isdigit():  # else an instance it lacks
-                _no_near_miss(f"task {task!r} is not a task of entry {entry!r}", task, tasks_of[entry])
+                _no_near_miss(
+                    f"task {task!r} is not a task of entry {entry!r}", task, tasks_of[entry]
+                )
             unmatched.append(f"{entry}/{task}")
     return tuple(unmatched)
 
 
 def _no_near_miss(what: str, name: str, names: list[str]) -> None:
-    if (near := _core.run.nearest_name(name, names)) is not None:
-        raise ValueError(f'libsched.compare: measured {what}; did you mean "{near}"?')
+    if hint := _did_you_mean(name, names):
+        raise ValueError(f"libsched.compare: measured {what}{hint}")
 
 
 # --- The text table -----------------------------------------------------------------------
@@ -585,22 +605,35 @@ def _table(c: Comparison) -> str:
         line = [r.entry] + ([r.task or ""] if with_tasks else []) + [r.quantity]
         line += [format_value(r.quantity, r.theory), format_value(r.quantity, r.simulated)]
         if with_measured:
-            line += [format_value(r.quantity, r.measured), _format_error(r, r.error), _format_error(r, r.theory_error)]
+            line += [
+                format_value(r.quantity, r.measured),
+                _format_error(r, r.error),
+                _format_error(r, r.theory_error),
+            ]
         lines.append(line)
     text_columns = 3 if with_tasks else 2
     widths = [max(len(line[i]) for line in lines) for i in range(len(heading))]
 
     def render(line: list[str]) -> str:
-        cells = [s.ljust(w) if i < text_columns else s.rjust(w) for i, (s, w) in enumerate(zip(line, widths))]
+        cells = [
+            s.ljust(w) if i < text_columns else s.rjust(w)
+            for i, (s, w) in enumerate(zip(line, widths))
+        ]
         return "  ".join(cells).rstrip()
 
-    title = f"{c.scenario}: theory, simulated and measured" if with_measured else f"{c.scenario}: theory and simulated"
+    title = (
+        f"{c.scenario}: theory, simulated and measured"
+        if with_measured
+        else f"{c.scenario}: theory and simulated"
+    )
     if c.reference is not None:
         title += f"; ratios to {c.reference}"
     out = [title]
     if with_measured:
         out.append(f"measured: {c.measured_source}")
-    out += [render(lines[0]), render(["-" * w for w in widths])] + [render(line) for line in lines[1:]]
+    out += [render(lines[0]), render(["-" * w for w in widths])] + [
+        render(line) for line in lines[1:]
+    ]
     if c.unmatched:
         out.append("measured, not in the scenario: " + ", ".join(c.unmatched))
     if c.unmeasured:
@@ -619,13 +652,25 @@ def main(args: list[str]) -> int:
     )
     parser.add_argument("scenario", metavar="SCENARIO", help="scenario file (TOML)")
     parser.add_argument(
-        "--measured", metavar="FILE", help="measured figures: a result document (.json) or a CSV file; "
-        "default: the scenario's [measured] table"
+        "--measured",
+        metavar="FILE",
+        help="measured figures: a result document (.json) or a CSV file; "
+        "default: the scenario's [measured] table",
     )
     parser.add_argument("--json", action="store_true", help="print the comparison as JSON")
-    parser.add_argument("--plot", metavar="OUT.png", help="write the bars: theory, simulated, measured on a log axis")
-    parser.add_argument("--timeline", metavar="OUT.png", help="write the per-CPU timeline of repetition 0's first 100 ms of the window")
-    parser.add_argument("--latency", metavar="OUT.png", help="write the wakeup latency CDF per entry")
+    parser.add_argument(
+        "--plot",
+        metavar="OUT.png",
+        help="write the bars: theory, simulated, measured on a log axis",
+    )
+    parser.add_argument(
+        "--timeline",
+        metavar="OUT.png",
+        help="write the per-CPU timeline of repetition 0's first 100 ms of the window",
+    )
+    parser.add_argument(
+        "--latency", metavar="OUT.png", help="write the wakeup latency CDF per entry"
+    )
     parser.add_argument("--reps", type=int, metavar="N", help="repetitions (overrides the file)")
     parser.add_argument("--seed", type=int, metavar="S", help="seed of the first repetition")
     options = parser.parse_args(args)
@@ -670,7 +715,9 @@ def _traced_run(scenario: str, seed: Optional[int]) -> dict[str, Any]:
 
     with tempfile.TemporaryDirectory() as folder:
         trace = os.path.join(folder, "trace.csv")
-        args = ["run", "-q", "--reps", "1", "--trace", trace] + ([] if seed is None else ["--seed", str(seed)])
+        args = ["run", "-q", "--reps", "1", "--trace", trace] + (
+            [] if seed is None else ["--seed", str(seed)]
+        )
         output, errors = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(output), contextlib.redirect_stderr(errors):
             status = _core.run.cli_main(args + [scenario])

@@ -13,7 +13,7 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
-from .compare import RATIOS, Comparison, ComparisonRow, format_value
+from .compare import QUANTITIES, RATIOS, Comparison, ComparisonRow, format_value
 
 #: How much of the window ``libsched compare --timeline`` shows, from its start.
 TIMELINE_SPAN_NS = 100_000_000
@@ -27,10 +27,7 @@ _AXES: dict[str, tuple[str, float]] = {
     "ru_utime_ms": ("getrusage utime (ms)", 1.0),
     "nvcsw_per_s": ("context switches per second", 1.0),
     "nivcsw_per_s": ("context switches per second", 1.0),
-    **{
-        f"wakeup_latency_{k}": ("wakeup latency (µs)", 1e-3)
-        for k in ("mean", "p50", "p90", "p99", "p99_9", "max")
-    },
+    **{q: ("wakeup latency (µs)", 1e-3) for q in QUANTITIES if q.startswith("wakeup_latency_")},
 }
 _RATIO_OF = {"ratio": "share", "jratio": "/proc jiffies", "ru_ratio": "getrusage"}
 _PERCENTILES = (("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("p99_9", 0.999), ("max", 1.0))
@@ -78,7 +75,9 @@ def plot_comparison(
     value has no bar; each bar is labelled with its value."""
     comparisons = [comparison] if isinstance(comparison, Comparison) else list(comparison)
     if not comparisons or not all(isinstance(c, Comparison) for c in comparisons):
-        raise TypeError("libsched.plot.plot_comparison: comparison must be a Comparison or a list of them")
+        raise TypeError(
+            "libsched.plot.plot_comparison: comparison must be a Comparison or a list of them"
+        )
     groups = _bar_groups(comparisons, quantities)
     axis_labels = {_AXES[r.quantity][0] for _, r in groups}
     if len(axis_labels) > 1:
@@ -97,7 +96,10 @@ def plot_comparison(
         bars = ax.bar(x + offset, heights, width, label=column, color=_COLOURS[column])
         ax.bar_label(
             bars,
-            labels=["" if v is None or v <= 0 else format_value(r.quantity, v) for v, (_, r) in zip(values, groups)],
+            labels=[
+                "" if v is None or v <= 0 else format_value(r.quantity, v)
+                for v, (_, r) in zip(values, groups)
+            ],
             fontsize=7,
             rotation=90,
             padding=2,
@@ -152,7 +154,9 @@ def _bar_groups(
             chosen = [(c, r) for c, r in rows if wanted(r)]
             if chosen:
                 return chosen
-        raise ValueError("libsched.plot.plot_comparison: the comparison has no share or ratio to draw")
+        raise ValueError(
+            "libsched.plot.plot_comparison: the comparison has no share or ratio to draw"
+        )
     unknown = [q for q in quantities if q not in _AXES]
     if unknown:
         raise ValueError(f"libsched.plot.plot_comparison: unknown quantities {', '.join(unknown)}")
@@ -204,13 +208,21 @@ def plot_timeline(
     ``next_comm``, with ``repetition`` if it holds several). ``start`` and ``end`` (ns)
     bound the time shown: by default from 0 to the repetition's last event. The axis is in
     ms, or in s for two seconds and more."""
-    columns = read_trace(trace) if isinstance(trace, (str, os.PathLike)) else {k: np.asarray(v) for k, v in trace.items()}
+    columns = (
+        read_trace(trace)
+        if isinstance(trace, (str, os.PathLike))
+        else {k: np.asarray(v) for k, v in trace.items()}
+    )
     missing = [k for k in ("time_ns", "cpu", "event", "next_pid", "next_comm") if k not in columns]
     if missing:
-        raise ValueError(f"libsched.plot.plot_timeline: the trace has no column {', '.join(missing)}")
+        raise ValueError(
+            f"libsched.plot.plot_timeline: the trace has no column {', '.join(missing)}"
+        )
     times = columns["time_ns"].astype(np.int64)
     in_repetition = (
-        columns["repetition"] == repetition if "repetition" in columns else np.ones(len(times), dtype=bool)
+        columns["repetition"] == repetition
+        if "repetition" in columns
+        else np.ones(len(times), dtype=bool)
     )
     switch = in_repetition & (columns["event"] == "sched_switch")
     if not switch.any():
@@ -227,10 +239,14 @@ def plot_timeline(
         on_cpu = switch & (columns["cpu"] == cpu)
         t = times[on_cpu]
         ends = np.append(t[1:], max(stop, int(t[-1])))
-        for name, pid, a, b in zip(columns["next_comm"][on_cpu], columns["next_pid"][on_cpu], t, ends):
+        for name, pid, a, b in zip(
+            columns["next_comm"][on_cpu], columns["next_pid"][on_cpu], t, ends
+        ):
             a, b = max(int(a), begin), min(int(b), stop)
             if pid != 0 and b > a:
-                tasks.setdefault(str(name), []).append((int(cpu), (a - begin) / unit_ns, (b - a) / unit_ns))
+                tasks.setdefault(str(name), []).append(
+                    (int(cpu), (a - begin) / unit_ns, (b - a) / unit_ns)
+                )
 
     ax = _axes(ax, (9.0, 1.0 + 0.6 * len(cpus)))
     colours = _task_colours(len(tasks))
@@ -247,7 +263,9 @@ def plot_timeline(
     ax.set_xlabel(f"time ({unit})" if begin == 0 else f"time from {_format_time(begin)} ({unit})")
     ax.set_title(f"Which task runs on each CPU, repetition {repetition} (blank: idle)")
     if len(tasks) <= 20:
-        ax.legend(title="task", loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, title_fontsize=8)
+        ax.legend(
+            title="task", loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, title_fontsize=8
+        )
     return ax
 
 
@@ -276,21 +294,31 @@ def plot_latency_cdf(
     as points of the CDF at 50, 90, 99, 99.9 and 100 %), or a mapping of entry name to raw
     latency samples in ns (drawn as the empirical CDF). ``ValueError`` if no entry woke up."""
     ax_given = ax
-    curves: list[tuple[str, np.ndarray, np.ndarray, str, bool]] = []  # label, x µs, y, entry, dashed
+    curves: list[
+        tuple[str, np.ndarray, np.ndarray, str, bool]
+    ] = []  # label, x µs, y, entry, dashed
     if isinstance(source, Comparison) or "summary" in source:
         document = source.result if isinstance(source, Comparison) else source
         for row in document["summary"]:
             latency = row.get("wakeup_latency") or {}
             if latency.get("count"):
                 points = [(latency[k] / 1000, y) for k, y in _PERCENTILES if latency.get(k)]
-                curves.append((f"{row['entry']} simulated ({latency['count']} wakeups)", *_xy(points), row["entry"], False))
+                curves.append(
+                    (
+                        f"{row['entry']} simulated ({latency['count']} wakeups)",
+                        *_xy(points),
+                        row["entry"],
+                        False,
+                    )
+                )
         if isinstance(source, Comparison):
             measured = {(r.entry, r.quantity): r.measured for r in source.rows if r.task is None}
             for entry in dict.fromkeys(r.entry for r in source.rows):
                 points = [
                     (value / 1000, y)
                     for k, y in _PERCENTILES
-                    if (value := measured.get((entry, f"wakeup_latency_{k}"))) is not None and value > 0
+                    if (value := measured.get((entry, f"wakeup_latency_{k}"))) is not None
+                    and value > 0
                 ]
                 if points:
                     curves.append((f"{entry} measured", *_xy(points), entry, True))
@@ -302,7 +330,9 @@ def plot_latency_cdf(
                 y = np.arange(1, len(values) + 1) / len(values)
                 curves.append((f"{entry} ({len(values)} wakeups)", values, y, str(entry), False))
     if not curves:
-        raise ValueError("libsched.plot.plot_latency_cdf: no entry woke up inside the window: nothing to draw")
+        raise ValueError(
+            "libsched.plot.plot_latency_cdf: no entry woke up inside the window: nothing to draw"
+        )
 
     ax = _axes(ax_given, (6.4, 4.8))
     entries = list(dict.fromkeys(c[3] for c in curves))
