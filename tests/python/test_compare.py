@@ -499,8 +499,16 @@ def test_comparison_bars_of_several_and_of_shares(trio: Path, plt: Any) -> None:
     )
     assert [t.get_text() for t in ax.get_xticklabels()] == ["a", "b", "a", "b"]
     assert ax.containers[0][0].get_height() == pytest.approx(100 * 1024 / 1359)  # in %
+    assert [c.get_label() for c in ax.containers] == ["theory", "simulated", "measured"]
     with pytest.raises(ValueError, match="share a unit"):
         libsched.plot.plot_comparison(libsched.compare(PAIR_0_5), quantities=["share", "ratio"])
+
+
+def test_comparison_bars_without_a_measurement(trio: Path, plt: Any) -> None:
+    ax = libsched.plot.plot_comparison(libsched.compare(trio))  # its ratio: no share mixed in
+    assert [c.get_label() for c in ax.containers] == ["theory", "simulated"]
+    assert ax.containers[0][0].get_height() == pytest.approx(2048 / 335)
+    assert ax.get_title() == "Theory and simulated: trio"
 
 
 def test_timeline_from_columns(plt: Any) -> None:

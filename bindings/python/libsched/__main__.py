@@ -21,7 +21,7 @@ def main() -> None:
         sys.exit(PYTHON_COMMANDS[args[0]][0](args[1:]))
     status = _core.run.cli_main(args)
     if args in ([], ["-h"], ["--help"]):
-        print("\nSubcommands in Python:")
+        print("Subcommands in Python:")
         for name, (_, summary) in PYTHON_COMMANDS.items():
             print(f"  {name:<28}{summary}")
     sys.exit(status)

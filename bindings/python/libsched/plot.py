@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Optional, Union
@@ -87,10 +88,15 @@ def plot_comparison(
         )
     ax = _axes(ax, (max(6.4, 1.3 * len(groups) + 2.0), 4.8))
     scale = _AXES[groups[0][1].quantity][1]
-    width = 0.27
+    # Without any measurement, no empty third bar.
+    columns = ["theory", "simulated"] + (
+        ["measured"] if any(r.measured is not None for _, r in groups) else []
+    )
+    width = 0.8 / len(columns)
     x = np.arange(len(groups))
     drawn: list[float] = []
-    for offset, column in zip((-width, 0.0, width), ("theory", "simulated", "measured")):
+    for i, column in enumerate(columns):
+        offset = (i - (len(columns) - 1) / 2) * width
         values = [getattr(r, column) for _, r in groups]
         heights = [np.nan if v is None or v <= 0 else v * scale for v in values]
         bars = ax.bar(x + offset, heights, width, label=column, color=_COLOURS[column])
@@ -111,6 +117,7 @@ def plot_comparison(
     ax.set_ylim(min(drawn) / 2, max(drawn) * 4)  # room above for the labels and the legend
     _plain_log_ticks(ax.yaxis)
     ax.set_xticks(x, [_bar_label(c, r) for c, r in groups])
+    ax.set_xlim(-0.6, len(groups) - 0.4)
     several = len(comparisons) > 1
     if several:  # each comparison's name once, under its bars, which a thin line sets apart
         owners = [id(c) for c, _ in groups]
@@ -124,10 +131,9 @@ def plot_comparison(
         for s in spans[1:]:
             ax.axvline(s[0] - 0.5, color="0.8", linewidth=0.8)
     ax.set_ylabel(axis_labels.pop() + ", log scale")
-    ax.set_title(
-        "Theory, simulated and measured" + ("" if several else f": {comparisons[0].scenario}")
-    )
-    ax.legend(loc="upper left", ncols=3, fontsize=9)
+    title = "Theory, simulated and measured" if len(columns) == 3 else "Theory and simulated"
+    ax.set_title(title + ("" if several else f": {comparisons[0].scenario}"))
+    ax.legend(loc="upper left", ncols=len(columns), fontsize=9)
     ax.grid(axis="y", which="major", alpha=0.3)
     return ax
 
@@ -250,7 +256,7 @@ def plot_timeline(
 
     ax = _axes(ax, (9.0, 1.0 + 0.6 * len(cpus)))
     colours = _task_colours(len(tasks))
-    for (name, spans), colour in zip(tasks.items(), colours):
+    for (name, spans), colour in zip(sorted(tasks.items(), key=_natural), colours):
         label: Optional[str] = name  # one legend entry per task, however many CPUs it ran on
         for cpu_index, cpu in enumerate(cpus):
             ranges = [(a, length) for c, a, length in spans if c == cpu]
@@ -267,6 +273,11 @@ def plot_timeline(
             title="task", loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, title_fontsize=8
         )
     return ax
+
+
+def _natural(item: tuple[str, Any]) -> list[Any]:
+    """Sorts "a.2" before "a.10": the digits of a name by their value."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", item[0])]
 
 
 def _task_colours(n: int) -> list[Any]:
