@@ -54,7 +54,7 @@ def trio(tmp_path: Path) -> Path:
 
 def write(tmp_path: Path, name: str, text: str) -> Path:
     path = tmp_path / name
-    path.write_text(text)
+    path.write_text(text, encoding="utf-8")
     return path
 
 
@@ -272,9 +272,9 @@ def test_a_csv_file_with_repetitions_and_tasks(trio: Path, tmp_path: Path) -> No
     assert "a.0" in c.table()
 
 
-def test_columns_may_come_in_any_order(tmp_path: Path) -> None:
-    m = libsched.read_measurements(write(tmp_path, "m.csv", "value,entry,quantity\n0.5,a,share\n"))
-    assert m.values == {("a", None, "share"): 0.5}
+def test_columns_may_come_in_any_order_after_a_bom(tmp_path: Path) -> None:
+    file = write(tmp_path, "m.csv", "\ufeffvalue,entry,quantity\n0.5,a,share\n")
+    assert libsched.read_measurements(file).values == {("a", None, "share"): 0.5}
 
 
 @pytest.mark.parametrize(

@@ -103,10 +103,6 @@ class Measurements:
                 values[(groups["a"], None, quantity)] = float(groups["measured"][key])
         return cls(str(block.get("source", "")), values, _document_reference(document))
 
-    def entries(self) -> list[str]:
-        """The measured entries, in the order first given."""
-        return list(dict.fromkeys(entry for entry, _, _ in self.values))
-
 
 def read_measurements(path: Union[str, os.PathLike[str]]) -> Measurements:
     """Measured figures from a file: a result document in JSON (``libsched measure``'s
@@ -302,7 +298,7 @@ def _tasks_of(document: Mapping[str, Any]) -> dict[str, list[str]]:
 def _read_measurements(path: Union[str, os.PathLike[str]], function: str) -> Measurements:
     file = Path(path)
     try:
-        text = file.read_text(encoding="utf-8")
+        text = file.read_text(encoding="utf-8-sig")  # a spreadsheet's CSV may start with a BOM
     except OSError as err:
         raise ValueError(f"{function}: measured: cannot read {file}: {err.strerror}") from err
     if file.suffix.lower() == ".csv":
