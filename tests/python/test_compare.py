@@ -513,11 +513,11 @@ def test_comparison_bars_without_a_measurement(trio: Path, plt: Any) -> None:
 
 def test_timeline_from_columns(plt: Any) -> None:
     # CPU 0: x from 0 to 10 ms, y to 20 ms, then idle to the last event at 30 ms; CPU 1: y
-    # from 5 ms on; the other repetition is left out.
+    # from 5 ms on; CPU 2 only sees a migration; the other repetition is left out.
     trace = {
         "repetition": [0, 0, 0, 0, 0, 0, 1],
         "time_ns": [0, 5_000_000, 10_000_000, 10_000_000, 20_000_000, 30_000_000, 0],
-        "cpu": [0, 1, 0, 1, 0, 0, 0],
+        "cpu": [0, 1, 0, 2, 0, 0, 0],
         "event": [
             "sched_switch",
             "sched_switch",
@@ -543,6 +543,7 @@ def test_timeline_from_columns(plt: Any) -> None:
         for path in collection.get_paths()
     }
     assert spans == {("x", 0): (0, 10), ("y", 0): (10, 20), ("y", 1): (5, 30)}
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["CPU 0", "CPU 1", "CPU 2"]
     assert ax.get_xlabel() == "time (ms)"
     plt.close(figure)
 

@@ -244,6 +244,8 @@ def plot_timeline(
     for cpu in cpus:
         on_cpu = switch & (columns["cpu"] == cpu)
         t = times[on_cpu]
+        if not len(t):
+            continue  # events on the CPU, but no switch to draw
         ends = np.append(t[1:], max(stop, int(t[-1])))
         for name, pid, a, b in zip(
             columns["next_comm"][on_cpu], columns["next_pid"][on_cpu], t, ends
