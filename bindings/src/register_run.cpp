@@ -9,6 +9,7 @@
 #include <libsched/io/result_json.hpp>
 #include <libsched/io/scenario_toml.hpp>
 #include <libsched/model/simulate.hpp>
+#include <libsched/scenario/detail/did_you_mean.hpp>
 #include <libsched/scenario/scenario_error.hpp>
 #include <libsched/scenario/validate.hpp>
 #include <optional>
@@ -18,6 +19,7 @@
 #include <pybind11/stl/filesystem.h>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -93,6 +95,19 @@ void register_run(py::module_& m) {
         "read_scenario_file",
         [](const std::filesystem::path& path) { return read_scenario_file(path); }, py::arg("path"),
         "The text of the scenario file at path; ScenarioError naming it when there is none.");
+
+    m.def(
+        "nearest_name",
+        [](const std::string& word,
+           const std::vector<std::string>& candidates) -> std::optional<std::string> {
+            const std::string_view best = detail::nearest(word, candidates);
+            if (best.empty())
+                return std::nullopt;
+            return std::string{best};
+        },
+        py::arg("word"), py::arg("candidates"),
+        "The candidate nearest to word, ignoring case, with at most a third of its letters "
+        "differing, or None: the suggestion behind the scenario reader's \"did you mean\".");
 
     m.def(
         "cli_main",

@@ -1,5 +1,5 @@
 """Examples are tests: each Python example prints exactly its golden output, the same
-lines the C++ example of the same name prints (checked by ctest)."""
+lines the C++ example of the same name, where there is one, prints (checked by ctest)."""
 
 from __future__ import annotations
 
@@ -21,3 +21,16 @@ def test_example_matches_golden_output(name: str) -> None:
         text=True,
     ).stdout
     assert out == (EXAMPLES / "golden" / f"{name}.txt").read_text()
+
+
+def test_compare_seed000_prints_its_golden_tables_and_writes_the_figure(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    out = subprocess.run(
+        [sys.executable, str(EXAMPLES / "python" / "compare_seed000.py"), "seed000.png"],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    ).stdout
+    assert out == (EXAMPLES / "golden" / "compare_seed000.txt").read_text()
+    assert (tmp_path / "seed000.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")

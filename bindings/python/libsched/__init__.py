@@ -19,9 +19,10 @@ except ImportError as err:  # the source tree has no compiled module
         "source checkout rather than importing libsched from the source tree."
     ) from err
 
-from . import examples
-from ._source import scenario_source
+from . import examples, plot
 from ._core import kernel, weight
+from ._source import scenario_source
+from .compare import Comparison, ComparisonRow, Measurements, compare, read_measurements
 
 __version__: str = _core.__version__
 
@@ -39,15 +40,21 @@ features = kernel.features
 tunables = kernel.tunables
 
 __all__ = [
+    "Comparison",
+    "ComparisonRow",
+    "Measurements",
     "ScenarioError",
     "ScenarioWarning",
     "__version__",
     "calc_delta_fair",
     "clamp_nice",
+    "compare",
     "examples",
     "features",
     "kernel",
     "nice_to_weight",
+    "plot",
+    "read_measurements",
     "run",
     "run_text",
     "theory",

@@ -1,14 +1,30 @@
-"""``python -m libsched`` and the ``libsched`` console script: the C++ command-line tool."""
+"""``python -m libsched`` and the ``libsched`` console script: the C++ command-line tool,
+with the subcommands written in Python dispatched here."""
 
 from __future__ import annotations
 
 import sys
+from typing import Callable
 
 from . import _core
+from .compare import main as compare_main
+
+# Subcommand -> (its main, taking the arguments after the subcommand; its line of --help).
+PYTHON_COMMANDS: dict[str, tuple[Callable[[list[str]], int], str]] = {
+    "compare": (compare_main, "Print theory, simulated and measured figures side by side"),
+}
 
 
 def main() -> None:
-    sys.exit(_core.run.cli_main(sys.argv[1:]))
+    args = sys.argv[1:]
+    if args and args[0] in PYTHON_COMMANDS:
+        sys.exit(PYTHON_COMMANDS[args[0]][0](args[1:]))
+    status = _core.run.cli_main(args)
+    if args in ([], ["-h"], ["--help"]):
+        print("Subcommands in Python:")
+        for name, (_, summary) in PYTHON_COMMANDS.items():
+            print(f"  {name:<28}{summary}")
+    sys.exit(status)
 
 
 if __name__ == "__main__":
