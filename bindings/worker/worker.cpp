@@ -8,12 +8,13 @@
 //     random SEED RUN SLEEP        run and sleep drawn from RUN and SLEEP, each
 //                                  "constant:A", "uniform:LOW:HIGH" or "exponential:MEAN"
 //
-// Every time is CLOCK_MONOTONIC (absolute) or a length in ns. The worker blocks until one
-// byte arrives on stdin, so that the driver can place it (cgroup, affinity, nice, policy)
-// first; on EOF it exits at once without output. It then sleeps until START_NS, works
-// until EXIT_NS and at exit writes one JSON line on stdout: its getrusage times,
-// /proc/self/sched's sum_exec_runtime, nr_migrations and switch counts, when it started
-// and exited, and (timer) the lateness of each wakeup due inside the window.
+// The worker blocks until a line arrives on stdin, so that the driver can place it (cgroup,
+// affinity, nice, policy) first; the line is the run's time zero, a CLOCK_MONOTONIC time
+// in ns, and every time above is counted from it. On EOF it exits at once without output.
+// It then sleeps until START_NS, works until EXIT_NS and at exit writes one JSON line on
+// stdout: its getrusage times, /proc/self/sched's sum_exec_runtime, nr_migrations and
+// switch counts, when it started and exited (from time zero), and (timer) the lateness of
+// each wakeup due inside the window.
 #include <cerrno>
 #include <cinttypes>
 #include <cmath>
@@ -44,14 +45,25 @@ void sleep_until(ns at) {
     }
 }
 
-// Burns `length` of this thread's CPU time, or until the monotonic clock reaches `stop`.
-// Returns false when it stopped at `stop`.
+void spin(int iterations) {
+    volatile std::uint64_t sink = 0;
+    for (int i = 0; i < iterations; ++i)
+        sink = sink + static_cast<std::uint64_t>(i);
+}
+
+// Spins until the monotonic clock (vDSO: no system call) reaches `stop`.
+void burn_until(ns stop) {
+    while (now(CLOCK_MONOTONIC) < stop)
+        spin(1000);
+}
+
+// Burns `length` of this thread's CPU time, or until the monotonic clock reaches `stop`;
+// false when it stopped at `stop`. The CPU clock is a system call, so it is read only
+// every few tens of microseconds.
 bool burn(ns length, ns stop) {
     const ns begin = now(CLOCK_THREAD_CPUTIME_ID);
-    volatile std::uint64_t sink = 0;
     while (now(CLOCK_THREAD_CPUTIME_ID) - begin < length) {
-        for (int i = 0; i < 2000; ++i)
-            sink = sink + static_cast<std::uint64_t>(i);
+        spin(20000);
         if (now(CLOCK_MONOTONIC) >= stop)
             return false;
     }
@@ -209,19 +221,30 @@ int main(int argc, char** argv) {
         return usage(argv[0]);
     }
 
-    char byte = 0;
-    ssize_t got = 0;
-    do
-        got = read(0, &byte, 1);
-    while (got < 0 && errno == EINTR);
-    if (got <= 0)
+    char line[32] = {};
+    std::size_t got = 0;
+    while (got + 1 < sizeof line) {
+        const ssize_t n = read(0, line + got, 1);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0 || line[got] == '\n')
+            break;
+        ++got;
+    }
+    line[got] = '\0';
+    ns zero = 0;
+    if (got == 0 || !parse_ns(line, zero))
         return 3;
+    start += zero;
+    stop += zero;
+    window_start += zero;
+    window_end += zero;
 
     sleep_until(start);
     const ns started = now(CLOCK_MONOTONIC);
     std::vector<ns> lateness;
     if (kind == "burner") {
-        burn(INT64_MAX, stop);
+        burn_until(stop);
     } else if (kind == "periodic") {
         while (burn(run, stop) && now(CLOCK_MONOTONIC) < stop) {
             const ns wake = now(CLOCK_MONOTONIC) + gap;
@@ -247,6 +270,6 @@ int main(int argc, char** argv) {
             sleep_until(wake < stop ? wake : stop);
         }
     }
-    report(started, now(CLOCK_MONOTONIC), lateness);
+    report(started - zero, now(CLOCK_MONOTONIC) - zero, lateness);
     return 0;
 }

@@ -21,6 +21,7 @@ except ImportError as err:  # the source tree has no compiled module
 
 from . import examples
 from ._source import scenario_source
+from .measure import MeasureError, host_machine, measure
 from ._core import kernel, weight
 
 __version__: str = _core.__version__
@@ -39,6 +40,7 @@ features = kernel.features
 tunables = kernel.tunables
 
 __all__ = [
+    "MeasureError",
     "ScenarioError",
     "ScenarioWarning",
     "__version__",
@@ -46,7 +48,9 @@ __all__ = [
     "clamp_nice",
     "examples",
     "features",
+    "host_machine",
     "kernel",
+    "measure",
     "nice_to_weight",
     "run",
     "run_text",
