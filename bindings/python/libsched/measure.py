@@ -154,16 +154,19 @@ def _prctl_pdeathsig() -> None:
         pass
 
 
-def _spawn(argvs: list[list[str]], new_session: bool) -> tuple[int, list[tuple[int, int, int]]]:
+def _spawn(argvs: list[list[str]], new_session: bool) -> tuple[int, int, list[tuple[int, int, int]]]:
     """Start the workers argvs in one process group led by a small holder (in a new session
-    when asked: setsid gives the session its autogroup); returns the holder's pid and each
-    worker's (pid, stdin, stdout) descriptors. The holder reaps its workers and exits."""
+    when asked: setsid gives the session its autogroup); returns the holder's pid, the
+    descriptor whose closing lets it reap its workers and exit, and each worker's (pid,
+    stdin, stdout) descriptors. Until then an exited worker stays a zombie, so that its
+    /proc/PID files still show its final figures at the window's end."""
     pipes = [(os.pipe(), os.pipe()) for _ in argvs]
     report_r, report_w = os.pipe()
+    release_r, release_w = os.pipe()
     holder = os.fork()
     if holder == 0:  # the holder: fork the workers, tell their pids, reap them
         try:
-            own = {report_w} | {fd for pair in pipes for p in pair for fd in p}
+            own = {report_w, release_r} | {fd for pair in pipes for p in pair for fd in p}
             for fd in map(int, os.listdir("/proc/self/fd")):
                 if fd > 2 and fd not in own:  # other workers' pipes, inherited
                     try:
@@ -188,11 +191,13 @@ def _spawn(argvs: list[list[str]], new_session: bool) -> tuple[int, list[tuple[i
                     os.close(fd)
             os.write(report_w, (" ".join(map(str, pids)) + "\n").encode())
             os.close(report_w)
+            os.read(release_r, 1)  # EOF: the driver is done, or gone
             for _ in pids:
                 os.wait()
         finally:
             os._exit(0)
     os.close(report_w)
+    os.close(release_r)
     with os.fdopen(report_r) as f:
         pids = [int(p) for p in f.read().split()]
     out = []
@@ -200,7 +205,7 @@ def _spawn(argvs: list[list[str]], new_session: bool) -> tuple[int, list[tuple[i
         os.close(in_r)
         os.close(out_w)
         out.append((pid, in_w, out_r))
-    return holder, out
+    return holder, release_w, out
 
 
 def _proc_stat(pid: int) -> dict[str, int]:
@@ -361,7 +366,7 @@ class _Run:
         self.plan, self.host, self.repetition = plan, host, repetition
         self.cpus = host.online[: plan["machine"]["cpus"]]
         self.workers: list[_Worker] = []
-        self.holders: list[int] = []
+        self.holders: list[tuple[int, int]] = []  # pid, release descriptor
         self.cgroups = _Cgroups(host.cgroup) if plan["cgroups"] and host.cgroup else None
         self.autogroup_before: Optional[int] = None
         self.driver_affinity = os.sched_getaffinity(0)
@@ -398,8 +403,8 @@ class _Run:
                 by_session.setdefault(t["session"], []).append((w, _worker_argv(plan, t, at, seed)))
                 self.workers.append(w)
         for session, members in by_session.items():
-            holder, started = _spawn([argv for _, argv in members], new_session=bool(session))
-            self.holders.append(holder)
+            holder, release, started = _spawn([argv for _, argv in members], new_session=bool(session))
+            self.holders.append((holder, release))
             for (w, _), (pid, stdin, stdout) in zip(members, started):
                 w.pid, w.stdin, w.stdout = pid, stdin, stdout
         for w in self.workers:
@@ -560,7 +565,8 @@ class _Run:
                     os.kill(w.pid, signal.SIGKILL)
                 except ProcessLookupError:
                     pass
-        for holder in self.holders:
+        for holder, release in self.holders:
+            os.close(release)
             os.waitpid(holder, 0)
         self.holders.clear()
         if self.cgroups:
