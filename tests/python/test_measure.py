@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from libsched.measure import GROUP_PREFIX, WORKER, machine_toml
 
 import libsched
 from libsched import _host
-from libsched.measure import GROUP_PREFIX, WORKER, machine_toml
 
 HOST = _host.read_host()
 SERIES = f"{HOST.series[0]}.{HOST.series[1]}"
@@ -189,7 +189,7 @@ def refusal_as_nobody(toml: str) -> str:
                 message = "no refusal"
             except libsched.MeasureError as err:
                 message = f"{err.field}|{err}"
-            except Exception as err:  # shown by the assertion in the parent
+            except Exception as err:  # noqa: BLE001 (shown by the assertion in the parent)
                 message = f"|{type(err).__name__}: {err}"
             os.write(w, message.encode())
         finally:

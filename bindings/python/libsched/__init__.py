@@ -20,9 +20,9 @@ except ImportError as err:  # the source tree has no compiled module
     ) from err
 
 from . import examples
+from ._core import kernel, weight
 from ._source import scenario_source
 from .measure import MeasureError, host_machine, measure
-from ._core import kernel, weight
 
 __version__: str = _core.__version__
 
