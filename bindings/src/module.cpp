@@ -14,4 +14,6 @@ PYBIND11_MODULE(_core, m) {
     libsched::python::register_kernel(kernel);
     auto theory = m.def_submodule("theory", "The fluid (GPS) shares of scenario files.");
     libsched::python::register_theory(theory);
+    auto measure = m.def_submodule("measure", "What measuring a scenario on the host needs.");
+    libsched::python::register_measure(measure);
 }

@@ -23,6 +23,7 @@ from . import examples, plot
 from ._core import kernel, weight
 from ._source import scenario_source
 from .compare import Comparison, ComparisonRow, Measurements, compare, read_measurements
+from .measure import MeasureError, host_machine, measure
 
 __version__: str = _core.__version__
 
@@ -42,6 +43,7 @@ tunables = kernel.tunables
 __all__ = [
     "Comparison",
     "ComparisonRow",
+    "MeasureError",
     "Measurements",
     "ScenarioError",
     "ScenarioWarning",
@@ -51,7 +53,9 @@ __all__ = [
     "compare",
     "examples",
     "features",
+    "host_machine",
     "kernel",
+    "measure",
     "nice_to_weight",
     "plot",
     "read_measurements",

@@ -4,19 +4,21 @@ with the subcommands written in Python dispatched here."""
 from __future__ import annotations
 
 import sys
-from typing import Callable
+from typing import Callable, Optional
 
 from . import _core
 from .compare import main as compare_main
+from .measure import main as measure_main
 
 # Subcommand -> (its main, taking the arguments after the subcommand; its line of --help).
 PYTHON_COMMANDS: dict[str, tuple[Callable[[list[str]], int], str]] = {
     "compare": (compare_main, "Print theory, simulated and measured figures side by side"),
+    "measure": (measure_main, "Run a scenario on this Linux host and report it as run does"),
 }
 
 
-def main() -> None:
-    args = sys.argv[1:]
+def main(argv: Optional[list[str]] = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
     if args and args[0] in PYTHON_COMMANDS:
         sys.exit(PYTHON_COMMANDS[args[0]][0](args[1:]))
     status = _core.run.cli_main(args)

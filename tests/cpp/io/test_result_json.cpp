@@ -189,3 +189,24 @@ TEST_CASE("write_json writes the text of to_json(...).dump() one task at a time"
     write_json(empty, run_result{}, sc, 2);
     CHECK(empty.str() == to_json(run_result{}, sc).dump(2));
 }
+
+TEST_CASE("a measured run leaves what user space cannot see null, and streams the same") {
+    run_result r = sample_run::result();
+    r.provenance.source = result_source::measured;
+    const nlohmann::json j = to_json(r, sample_run::scenario());
+    CHECK(j["provenance"]["source"] == "measured");
+    const nlohmann::json& rep = j["repetitions"][0];
+    CHECK(rep["model"].is_null());
+    CHECK(rep["tasks"][2]["model"].is_null());
+    CHECK(rep["tasks"][2]["wakeup_latency"].is_null());
+    CHECK(rep["tasks"][2]["window_runtime"] == r.repetitions[0].tasks[2].window_runtime);
+    CHECK(rep["cpus"][0]["nr_switches"].is_null());
+    CHECK(rep["cpus"][0]["balance"].is_null());
+    CHECK(rep["cpus"][0]["busy"] == r.repetitions[0].cpus[0].busy);
+    CHECK(j["summary"][0]["wakeup_latency"].is_null());
+    // The summary is the simulated run's: the same figures from the same tasks.
+    CHECK(j["summary"][0]["share"].get<double>() == Approx(0.65));
+    std::ostringstream streamed;
+    write_json(streamed, r, sample_run::scenario(), -1);
+    CHECK(nlohmann::json::parse(streamed.str()) == j);
+}

@@ -1,4 +1,5 @@
 from . import kernel as kernel
+from . import measure as measure
 from . import run as run
 from . import theory as theory
 from . import weight as weight

@@ -97,8 +97,14 @@ inline nlohmann::json provenance_json(const provenance& p) {
     return j;
 }
 
-inline nlohmann::json task_json(const task_result& t) {
-    return {
+// A measurement has no model internals and no per-wakeup latencies: user space cannot see
+// them, so they are null rather than zero.
+inline bool is_measured(const run_result& r) {
+    return r.provenance.source == result_source::measured;
+}
+
+inline nlohmann::json task_json(const task_result& t, bool measured = false) {
+    nlohmann::json j = {
         {"name", t.name},
         {"entry", t.entry},
         {"pid", t.pid},
@@ -135,6 +141,9 @@ inline nlohmann::json task_json(const task_result& t) {
           {"work_ns", optional_json(t.work_ns)},
           {"window_work_ns", optional_json(t.window_work_ns)}}},
     };
+    if (measured)
+        j["model"] = j["wakeup_latency"] = nullptr;
+    return j;
 }
 
 // A CPU's load-balancing counters (/proc/schedstat's).
@@ -143,16 +152,20 @@ inline nlohmann::json balance_json(const balance_counters& b) {
             {"alb_pushed", b.alb_pushed}, {"newidle", b.newidle},     {"nohz_kicks", b.nohz_kicks}};
 }
 
-inline nlohmann::json cpu_json(const cpu_result& c) {
-    return {{"cpu", c.cpu},
-            {"busy", c.busy},
-            {"idle", c.idle},
-            {"window_busy", c.window_busy},
-            {"window_idle", c.window_idle},
-            {"nr_switches", c.nr_switches},
-            {"balance", balance_json(c.balance)},
-            {"window_balance", balance_json(c.window_balance)},
-            {"model", {{"irq", c.irq}}}};
+// Measured: /proc/stat's busy and idle time only; the switch and balancing counts are null.
+inline nlohmann::json cpu_json(const cpu_result& c, bool measured = false) {
+    nlohmann::json j = {{"cpu", c.cpu},
+                        {"busy", c.busy},
+                        {"idle", c.idle},
+                        {"window_busy", c.window_busy},
+                        {"window_idle", c.window_idle},
+                        {"nr_switches", c.nr_switches},
+                        {"balance", balance_json(c.balance)},
+                        {"window_balance", balance_json(c.window_balance)},
+                        {"model", {{"irq", c.irq}}}};
+    if (measured)
+        j["nr_switches"] = j["balance"] = j["window_balance"] = j["model"] = nullptr;
+    return j;
 }
 
 // cpu.stat's bandwidth lines, in ns (v2 shows throttled_usec and burst_usec: these / 1000).
@@ -200,8 +213,9 @@ inline nlohmann::json perf_stat_json(const stats::perf_counters& window,
 inline nlohmann::json repetition_json(const repetition_result& rep, const run_result& result,
                                       const scenario& sc, nlohmann::json tasks) {
     nlohmann::json cpus = nlohmann::json::array();
+    const bool measured = is_measured(result);
     for (const cpu_result& c : rep.cpus)
-        cpus.push_back(cpu_json(c));
+        cpus.push_back(cpu_json(c, measured));
     nlohmann::json groups = nlohmann::json::array();
     for (const task_group_result& g : rep.task_groups)
         groups.push_back(task_group_json(g));
@@ -211,21 +225,23 @@ inline nlohmann::json repetition_json(const repetition_result& rep, const run_re
         {"task_groups", groups},
         {"perf_stat", perf_stat_json(stats::perf_stat_window(rep, stats::window_length(result, sc)),
                                      stats::perf_stat_run(rep, sc.length))},
-        {"model", {{"seed", rep.seed}, {"events", rep.events}}}};
+        {"model", measured ? nlohmann::json(nullptr)
+                           : nlohmann::json{{"seed", rep.seed}, {"events", rep.events}}}};
 }
 
-inline nlohmann::json tasks_json(const repetition_result& rep) {
+inline nlohmann::json tasks_json(const repetition_result& rep, bool measured) {
     nlohmann::json tasks = nlohmann::json::array();
     for (const task_result& t : rep.tasks)
-        tasks.push_back(task_json(t));
+        tasks.push_back(task_json(t, measured));
     return tasks;
 }
 
-inline nlohmann::json row_json(const stats::row_summary& row, const stats::theory_figures& theory) {
+inline nlohmann::json row_json(const stats::row_summary& row, const stats::theory_figures& theory,
+                               bool measured) {
     const auto in_theory = theory.entry_share.find(row.entry);
     const std::optional<double> theory_share =
         in_theory == theory.entry_share.end() ? std::nullopt : std::optional{in_theory->second};
-    return {
+    nlohmann::json j = {
         {"entry", row.entry},
         {"nice", row.nice},
         {"tasks", row.tasks},
@@ -242,6 +258,9 @@ inline nlohmann::json row_json(const stats::row_summary& row, const stats::theor
         {"wakeup_latency", latency_json(row.wakeup_latency)},
         {"theory_share", optional_json(theory_share)},
         {"theory_ratio", optional_json(theory_share ? theory.ratio(*theory_share) : std::nullopt)}};
+    if (measured)
+        j["wakeup_latency"] = nullptr;
+    return j;
 }
 
 // A two-group figure: the run's medians beside the measured ones and the theories.
@@ -272,7 +291,7 @@ inline nlohmann::json document_json(const run_result& result, const scenario& sc
     nlohmann::json summary = nlohmann::json::array();
     const stats::theory_figures theory = stats::theory_figures_of(sc);
     for (const stats::row_summary& row : entries)
-        summary.push_back(detail::row_json(row, theory));
+        summary.push_back(detail::row_json(row, theory, is_measured(result)));
 
     nlohmann::json j = {
         {"provenance", detail::provenance_json(result.provenance)},
@@ -389,7 +408,8 @@ void write_array(std::ostream& out, std::size_t n, int indent, int depth, Elemen
 inline nlohmann::json to_json(const run_result& result, const scenario& sc) {
     nlohmann::json reps = nlohmann::json::array();
     for (const repetition_result& rep : result.repetitions)
-        reps.push_back(detail::repetition_json(rep, result, sc, detail::tasks_json(rep)));
+        reps.push_back(detail::repetition_json(
+            rep, result, sc, detail::tasks_json(rep, detail::is_measured(result))));
     return detail::document_json(result, sc, std::move(reps));
 }
 
@@ -408,7 +428,8 @@ inline void write_json(std::ostream& out, const run_result& result, const scenar
                 const auto& tasks = reps[r].tasks;
                 write_array(out, tasks.size(), indent, tasks_depth,
                             [&](std::size_t t, int task_depth) {
-                                write_indented(out, task_json(tasks[t]), indent, task_depth);
+                                write_indented(out, task_json(tasks[t], is_measured(result)),
+                                               indent, task_depth);
                             });
             });
         });

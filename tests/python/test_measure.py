@@ -1,0 +1,255 @@
+"""libsched.measure on the real host: a short run of two pinned burners, cleanup after an
+interrupt, refusals without privilege, and the document's keys against a simulated one's."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from libsched.measure import GROUP_PREFIX, WORKER, machine_toml
+
+import libsched
+from libsched import _host
+
+HOST = _host.read_host()
+SERIES = f"{HOST.series[0]}.{HOST.series[1]}"
+
+
+def needs_host(cpus: int = 1, cgroups: bool = False) -> None:
+    """Skip, with the reason, where this host cannot run a measurement."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("measuring needs Linux")
+    if os.geteuid() != 0:
+        pytest.skip("the measurement tests run as root (they pin, renice and make cgroups)")
+    if len(HOST.online) < cpus:
+        pytest.skip(f"needs {cpus} online CPUs, the host has {len(HOST.online)}")
+    if cgroups and (HOST.cgroup is None or not os.access(HOST.cgroup.path, os.W_OK)):
+        pytest.skip("needs a writable cpu cgroup hierarchy")
+
+
+def pair_toml(length: str = "2s", cgroup: bool = False) -> str:
+    """Nice 0 against nice 10 pinned to the last CPU, on the host's kernel and HZ."""
+    cpu = len(HOST.online) - 1
+    group = '\n[[cgroups]]\nname = "g"\n' if cgroup else ""
+    member = 'cgroup = "g"\n' if cgroup else ""
+    return textwrap.dedent(f"""\
+        name = "pair"
+        length = "{length}"
+        window = ["0.5s", "{length}"]
+        reference = "b"
+        [machine]
+        topology = "host"
+        kernel = "{SERIES}"
+        hz = {HOST.hz or 250}
+        cgroup_version = {HOST.cgroup.version if HOST.cgroup else 2}
+        """) + group + textwrap.dedent(f"""\
+        [[tasks]]
+        name = "a"
+        affinity = [{cpu}]
+        {member}
+        [[tasks]]
+        name = "b"
+        nice = 10
+        affinity = [{cpu}]
+        {member}""")
+
+
+class Text:
+    """A scenario object (to_toml() and origin), readable by any user."""
+
+    def __init__(self, text: str) -> None:
+        self.text, self.origin = text, "<test>"
+
+    def to_toml(self) -> str:
+        return self.text
+
+
+def leftovers() -> tuple[list[int], list[str]]:
+    """Worker processes and measurement cgroups that exist now."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if cmdline.split(b"\0")[0] == WORKER.encode():
+                pids.append(int(entry))
+    groups = []
+    if HOST.cgroup is not None:
+        groups = [g for g in os.listdir(HOST.cgroup.path) if g.startswith(GROUP_PREFIX)]
+    return pids, groups
+
+
+def test_nice_0_against_nice_10_on_one_cpu(tmp_path: Path) -> None:
+    needs_host()
+    if os.environ.get("CI"):
+        pytest.skip("CI runners are too busy for a two-second share measurement")
+    out = tmp_path / "pair.json"
+    doc = libsched.measure(Text(pair_toml()), out=out)
+    a, b = doc["summary"]
+    # weight(0) / weight(10) = 1024 / 110 = 9.31; the host is shared, so a band around it.
+    assert 8.5 <= a["ratio"] <= 10.2, a
+    assert b["ratio"] == 1.0
+    # The two shared one CPU: together at most the window, and each task's share is its
+    # window runtime over the window.
+    task_a = doc["repetitions"][0]["tasks"][0]
+    assert task_a["share"] == pytest.approx(task_a["window_runtime"] / 1.5e9)
+    assert a["share"] + b["share"] <= 1.0 + 1e-3
+    assert doc["provenance"]["source"] == "measured"
+    assert doc["provenance"]["host_release"] == os.uname().release
+    assert json.loads(out.read_text()) == doc
+    assert leftovers() == ([], [])
+
+
+def test_document_has_the_keys_of_a_simulated_one(tmp_path: Path) -> None:
+    needs_host(cgroups=True)
+    scenario = tmp_path / "pair.toml"
+    scenario.write_text(pair_toml("0.6s", cgroup=True).replace('["0.5s", "0.6s"]', '["0.1s", "0.6s"]'))
+    measured = libsched.measure(scenario)
+    simulated = libsched.run(scenario)
+
+    def keys(doc: dict[str, Any]) -> dict[str, set[str]]:
+        rep = doc["repetitions"][0]
+        return {"top": set(doc), "task": set(rep["tasks"][0]), "cpu": set(rep["cpus"][0]),
+                "group": set(rep["task_groups"][0]), "summary": set(doc["summary"][0]),
+                "repetition": set(rep)}
+
+    assert keys(measured) == keys(simulated)
+    # The host's own facts are extra; every key of a simulated provenance is there.
+    assert set(simulated["provenance"]) <= set(measured["provenance"])
+    assert set(simulated["provenance"]["tunables"]) == set(measured["provenance"]["tunables"])
+    task = measured["repetitions"][0]["tasks"][0]
+    assert task["model"] is None and task["wakeup_latency"] is None
+    assert measured["repetitions"][0]["task_groups"][0]["nr_tasks"] == 2
+
+
+def test_interrupt_leaves_nothing_behind(tmp_path: Path) -> None:
+    needs_host(cgroups=True)
+    scenario = tmp_path / "long.toml"
+    scenario.write_text(pair_toml("20s", cgroup=True))
+    script = f"import libsched, warnings; warnings.simplefilter('ignore'); libsched.measure({str(scenario)!r})"
+    child = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and len(leftovers()[0]) < 2:
+            time.sleep(0.05)
+        pids, groups = leftovers()
+        assert len(pids) == 2 and len(groups) == 1, (pids, groups)
+        child.send_signal(signal.SIGINT)
+        _, err = child.communicate(timeout=10)
+    finally:
+        child.kill()
+        child.wait()
+    assert "KeyboardInterrupt" in err
+    assert leftovers() == ([], [])
+
+
+def test_sigterm_cleans_up_too(tmp_path: Path) -> None:
+    needs_host()
+    scenario = tmp_path / "long.toml"
+    scenario.write_text(pair_toml("20s"))
+    script = f"import libsched, warnings; warnings.simplefilter('ignore'); libsched.measure({str(scenario)!r})"
+    child = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and len(leftovers()[0]) < 2:
+            time.sleep(0.05)
+        child.send_signal(signal.SIGTERM)
+        child.communicate(timeout=10)
+    finally:
+        child.kill()
+        child.wait()
+    assert leftovers() == ([], [])
+
+
+def refusal_as_nobody(toml: str) -> str:
+    """The MeasureError text measure() gives for toml in a child running as nobody without
+    scheduling privileges."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            import resource
+
+            resource.setrlimit(resource.RLIMIT_RTPRIO, (0, 0))
+            resource.setrlimit(resource.RLIMIT_NICE, (0, 0))
+            os.setgid(65534)
+            os.setuid(65534)
+            try:
+                libsched.measure(Text(toml))
+                message = "no refusal"
+            except libsched.MeasureError as err:
+                message = f"{err.field}|{err}"
+            except Exception as err:  # noqa: BLE001 (shown by the assertion in the parent)
+                message = f"|{type(err).__name__}: {err}"
+            os.write(w, message.encode())
+        finally:
+            os._exit(0)
+    os.close(w)
+    with os.fdopen(r) as f:
+        message = f.read()
+    os.waitpid(pid, 0)
+    return message
+
+
+@pytest.mark.parametrize(
+    ("task", "field", "words"),
+    [
+        ('policy = "fifo"\nrt_priority = 50', "tasks[0].policy", ["SCHED_FIFO", "CAP_SYS_NICE", "RLIMIT_RTPRIO >= 50"]),
+        ("nice = -5", "tasks[0].nice", ["nice -5", "CAP_SYS_NICE", "RLIMIT_NICE >= 25"]),
+        ('renice = [{ at = "0.5s", nice = 2 }]\nnice = 5', "tasks[0].renice[0]", ["nice 2 below 5"]),
+    ],
+)
+def test_refuses_without_privilege(task: str, field: str, words: list[str]) -> None:
+    needs_host()
+    toml = f'length = "1s"\n[machine]\ntopology = "host"\nkernel = "{SERIES}"\nhz = {HOST.hz or 250}\n[[tasks]]\nname = "a"\n{task}\n'
+    message = refusal_as_nobody(toml)
+    got_field, _, text = message.partition("|")
+    assert got_field == field, message
+    for word in words:
+        assert word in text
+
+
+def test_refuses_more_cpus_than_online() -> None:
+    toml = f'length = "1s"\n[machine]\ncpus = {len(HOST.online) + 1}\n[[tasks]]\nname = "a"\n'
+    with pytest.raises(libsched.MeasureError, match=r"machine\.cpus: the scenario has") as err:
+        libsched.measure(Text(toml))
+    assert err.value.field == "machine.cpus"
+
+
+def test_warns_of_another_kernel() -> None:
+    needs_host()
+    other = "5.15" if HOST.eevdf else "6.6"
+    toml = f'length = "0.2s"\n[machine]\ntopology = "host"\nkernel = "{other}"\nhz = {HOST.hz or 250}\n[[tasks]]\nname = "a"\nbehaviour = {{ type = "periodic", run = "1ms", period = "10ms" }}\n'
+    with pytest.warns(libsched.ScenarioWarning, match=rf"machine\.kernel: the scenario models {other}"):
+        doc = libsched.measure(Text(toml))
+    # An absolute timer: 20 periods, the first burst at time zero is not a wakeup.
+    assert 15 <= doc["repetitions"][0]["tasks"][0]["lateness"]["count"] <= 19
+
+
+def test_rejects_bad_arguments() -> None:
+    with pytest.raises(TypeError, match="libsched.measure: scenario must be a path"):
+        libsched.measure(42)
+    with pytest.raises(ValueError, match="repetitions must be >= 1"):
+        libsched.measure(Text('[[tasks]]\nname = "a"\n'), repetitions=0)
+
+
+def test_host_machine_is_a_machine_table_the_reader_accepts() -> None:
+    machine = libsched.host_machine()
+    assert machine["cpus"] == len(HOST.online)
+    assert machine["kernel"] == SERIES
+    toml = machine_toml(machine) + '\n[[tasks]]\nname = "a"\n'
+    plan = json.loads(libsched._core.measure.scenario_plan(toml, "<host>")[0])
+    assert plan["machine"]["cpus"] == len(HOST.online)
+    if isinstance(machine["topology"], dict):
+        t = machine["topology"]
+        assert t["packages"] * t["cores"] * t["threads"] == machine["cpus"]
