@@ -14,4 +14,6 @@ PYBIND11_MODULE(_core, m) {
     libsched::python::register_kernel(kernel);
     auto theory = m.def_submodule("theory", "The fluid (GPS) shares of scenario files.");
     libsched::python::register_theory(theory);
+    auto system = m.def_submodule("system", "One repetition of a scenario, steppable.");
+    libsched::python::register_system(system);
 }
