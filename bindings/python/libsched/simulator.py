@@ -95,8 +95,8 @@ class RunQueueView:
     is idle. ``clock`` / ``clock_task`` are ``rq_clock()`` / ``rq_clock_task()`` as of their
     last update (ns). ``min_vruntime`` and ``avg_vruntime`` (V, EEVDF only: None before
     6.6) are signed virtual ns; ``load`` is the fair queue's weight at 1024 resolution.
-    ``entities`` holds the fair queue's tree in order (by deadline on 6.8+, by vruntime
-    before), the running entity, which the kernel keeps out of the tree, excluded.
+    ``entities`` holds the fair queue's tree in order (by deadline under EEVDF, by
+    vruntime before), the running entity, which the kernel keeps out of the tree, excluded.
     """
 
     cpu: int
