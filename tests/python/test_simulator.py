@@ -107,7 +107,7 @@ def test_run_in_pieces_equals_one_run(mixed: Path) -> None:
     pieces.run(120_000_001)
     assert pieces.now == 120_000_001
     pieces.run(pieces.now)  # until == now runs nothing
-    pieces.run("1.5s")  # beyond the end: stops there
+    pieces.run(2**80)  # beyond the end: stops there
     assert pieces.done and pieces.now == pieces.end
     pieces.run()
     assert pieces.result() == whole.result()
@@ -361,6 +361,11 @@ def test_bad_calls_are_refused(mixed: Path) -> None:
         libsched.Simulator(42)
     with pytest.raises(libsched.ScenarioError):
         libsched.Simulator(mixed.parent / "none.toml")
+    bad = mixed.parent / "bad.toml"
+    bad.write_text(mixed.read_text().replace('length = "300ms"', 'length = "-1s"'))
+    with pytest.raises(libsched.ScenarioError) as error:
+        libsched.Simulator(bad)
+    assert error.value.field == "length"
     sim = libsched.Simulator(mixed)
     sim.run("20ms")
     with pytest.raises(ValueError, match=r"until \(10000000 ns\) is before now \(20000000 ns\)"):
@@ -371,6 +376,8 @@ def test_bad_calls_are_refused(mixed: Path) -> None:
         sim.run("soon")
     with pytest.raises(TypeError, match="until must be an int"):
         sim.run(2.5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="libsched.Simulator.rq: cpu must be an int, not str"):
+        sim.rq("0")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="create it with trace=True"):
         sim.trace()
     with pytest.raises(ValueError, match="no task is named 'nope'"):

@@ -127,7 +127,8 @@ class Simulator:
     scenario's: the seed ``libsched.run(scenario, seed=seed)`` gives that repetition, so
     both give the same figures. ``check_invariants`` checks the model's invariants after
     every event (slower; a violation raises RuntimeError). ``trace=True`` keeps every
-    scheduling event for ``trace()``: about 40 bytes per event, for the whole run.
+    scheduling event for ``trace()``: about 40 bytes per event (up to twice that while its
+    arrays grow), for the whole run.
     Raises ``ScenarioError`` for an invalid scenario; warnings of a scenario that runs but
     may not do what was meant are ``ScenarioWarning``.
     """
@@ -204,7 +205,7 @@ class Simulator:
             raise ValueError(
                 f"libsched.Simulator.run: until ({target} ns) is before now ({self.now} ns)"
             )
-        self._system.run(target)
+        self._system.run(min(target, self.end))
 
     @property
     def tasks(self) -> list[TaskView]:
