@@ -126,7 +126,6 @@ public:
     const std::vector<std::string>& warnings() const { return warnings_; }
     std::uint64_t seed() const { return seed_; }
     int repetition() const { return repetition_; }
-    bool eevdf() const { return sc_.machine.kernel.is_eevdf(); }
     sim_time now() const { return system_->now(); }
     sim_time end() const { return system_->end(); }
     bool done() const { return system_->done(); }
@@ -207,6 +206,8 @@ public:
     }
 
 private:
+    bool eevdf() const { return sc_.machine.kernel.is_eevdf(); }
+
     // The fair-class fields of an entity (read_entity()), EEVDF's as None before 6.6.
     void add_entity_fields(py::dict& d, const sched_entity& se) const {
         const entity_state e = read_entity(se);
