@@ -16,4 +16,6 @@ PYBIND11_MODULE(_core, m) {
     libsched::python::register_theory(theory);
     auto measure = m.def_submodule("measure", "What measuring a scenario on the host needs.");
     libsched::python::register_measure(measure);
+    auto system = m.def_submodule("system", "One repetition of a scenario, steppable.");
+    libsched::python::register_system(system);
 }

@@ -9,5 +9,6 @@ void register_run(pybind11::module_& m);
 void register_kernel(pybind11::module_& m);
 void register_theory(pybind11::module_& m);
 void register_measure(pybind11::module_& m);
+void register_system(pybind11::module_& m);
 
 } // namespace libsched::python

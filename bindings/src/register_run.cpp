@@ -1,11 +1,12 @@
 // Binds the scenario runner (io/scenario_toml.hpp, model/simulate.hpp, io/result_json.hpp)
 // and the command-line tool (io/cli.hpp).
+#include "interruptible.hpp"
 #include "register.hpp"
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <iostream>
 #include <libsched/io/cli.hpp>
-#include <libsched/io/interrupt.hpp>
 #include <libsched/io/result_json.hpp>
 #include <libsched/io/scenario_toml.hpp>
 #include <libsched/model/simulate.hpp>
@@ -37,23 +38,12 @@ run_to_json(const scenario& sc, std::optional<int> repetitions, std::optional<st
     run_options opt;
     opt.repetitions = repetitions;
     opt.seed = seed;
-    // Ctrl-C in the main thread (the only one Python delivers it to) stops the model before
-    // its next event and raises KeyboardInterrupt here.
-    const py::object threading = py::module_::import("threading");
-    std::optional<interrupt_guard> ctrl_c;
-    if (threading.attr("current_thread")().is(threading.attr("main_thread")())) {
-        ctrl_c.emplace();
-        opt.interrupt = ctrl_c->flag();
-    }
-    run_result result;
-    {
-        py::gil_scoped_release no_gil; // the model touches no Python object
+    run_result result; // Ctrl-C stops it before its next event
+    run_interruptible([&](const std::atomic<bool>* flag) {
+        opt.interrupt = flag;
         result = simulate(sc, opt);
-    }
-    if (result.interrupted) {
-        PyErr_SetNone(PyExc_KeyboardInterrupt);
-        throw py::error_already_set();
-    }
+        return result.interrupted.has_value();
+    });
     std::ostringstream text;
     write_json(text, result, sc, -1);
     return {text.str(), std::move(warnings)};

@@ -20,10 +20,12 @@ except ImportError as err:  # the source tree has no compiled module
     ) from err
 
 from . import examples, plot
+from ._arguments import MAX_SEED, check_int
 from ._core import kernel, weight
 from ._source import scenario_source
 from .compare import Comparison, ComparisonRow, Measurements, compare, read_measurements
 from .measure import MeasureError, host_machine, measure
+from .simulator import Simulator
 
 __version__: str = _core.__version__
 
@@ -47,6 +49,7 @@ __all__ = [
     "Measurements",
     "ScenarioError",
     "ScenarioWarning",
+    "Simulator",
     "__version__",
     "calc_delta_fair",
     "clamp_nice",
@@ -133,23 +136,14 @@ def _shares(text: str) -> dict[str, dict[str, float]]:
 
 
 _MAX_REPETITIONS = 10_000  # validate.hpp's max_repetitions
-_MAX_SEED = 2**64 - 1
 
 
 def _check_run_arguments(function: str, repetitions: Optional[int], seed: Optional[int]) -> None:
     for name, value, low, high in (
         ("repetitions", repetitions, 1, _MAX_REPETITIONS),
-        ("seed", seed, 0, _MAX_SEED),
+        ("seed", seed, 0, MAX_SEED),
     ):
-        if value is None:
-            continue
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError(
-                f"libsched.{function}: {name} must be an int or None, not {type(value).__name__}"
-            )
-        if not low <= value <= high:
-            bound = "2**64 - 1" if high == _MAX_SEED else str(high)
-            raise ValueError(f"libsched.{function}: {name} must be from {low} to {bound}, got {value}")
+        check_int(function, name, value, low, high, optional=True)
 
 
 def _result(run: tuple[str, list[str]]) -> dict[str, Any]:

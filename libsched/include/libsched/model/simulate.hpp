@@ -37,6 +37,10 @@ struct run_options {
 // Validates the scenario (throws scenario_error) and runs every repetition.
 run_result simulate(const scenario& sc, const run_options& opt = {});
 
+// The result of a simulation of sc whose first repetition runs with seed, before any
+// repetition is added: its name, window and provenance.
+run_result simulated_run(const scenario& sc, std::uint64_t seed);
+
 } // namespace libsched
 
 #include <libsched/model/detail/simulate_impl.hpp>

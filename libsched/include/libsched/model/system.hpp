@@ -16,6 +16,7 @@
 #include <libsched/sched/debug.hpp>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -94,6 +95,8 @@ public:
     int nr_cpus() const { return core_.nr_cpus(); }
     const rq& cpu_rq(int cpu) const { return core_.cpu_rq(cpu); }
     const std::vector<std::unique_ptr<task>>& tasks() const { return tasks_; }
+    // The [[tasks]] entry that tasks()[i] comes from.
+    const std::string& entry(std::size_t i) const { return entries_.at(i); }
     // The task instance of that name ("a", "a.1"), or nullptr.
     const task* find_task(std::string_view name) const {
         for (const auto& t : tasks_)

@@ -5,15 +5,20 @@
 
 namespace libsched {
 
-inline run_result simulate(const scenario& sc, const run_options& opt) {
-    validate(sc);
+inline run_result simulated_run(const scenario& sc, std::uint64_t seed) {
     run_result r;
     r.scenario = sc.name;
     r.window_start = sc.window_start;
     r.window_end = sc.window_stop();
+    r.provenance = simulated_provenance(sc, make_fair_params(sc.machine), seed);
+    return r;
+}
+
+inline run_result simulate(const scenario& sc, const run_options& opt) {
+    validate(sc);
     const int reps = opt.repetitions.value_or(sc.repetitions);
     const std::uint64_t seed = opt.seed.value_or(sc.seed);
-    r.provenance = simulated_provenance(sc, make_fair_params(sc.machine), seed);
+    run_result r = simulated_run(sc, seed);
     for (int i = 0; i < reps; ++i) {
         trace_sink trace;
         if (opt.trace)
