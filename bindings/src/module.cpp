@@ -14,4 +14,6 @@ PYBIND11_MODULE(_core, m) {
     libsched::python::register_kernel(kernel);
     auto theory = m.def_submodule("theory", "The fluid (GPS) shares of scenario files.");
     libsched::python::register_theory(theory);
+    auto scenario = m.def_submodule("scenario", "Scenario TOML as plain values, and its check.");
+    libsched::python::register_scenario(scenario);
 }

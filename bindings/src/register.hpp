@@ -8,5 +8,6 @@ void register_weight(pybind11::module_& m);
 void register_run(pybind11::module_& m);
 void register_kernel(pybind11::module_& m);
 void register_theory(pybind11::module_& m);
+void register_scenario(pybind11::module_& m);
 
 } // namespace libsched::python

@@ -21,6 +21,7 @@ except ImportError as err:  # the source tree has no compiled module
 
 from . import examples
 from ._source import scenario_source
+from .scenario import Scenario
 from ._core import kernel, weight
 
 __version__: str = _core.__version__
@@ -39,6 +40,7 @@ features = kernel.features
 tunables = kernel.tunables
 
 __all__ = [
+    "Scenario",
     "ScenarioError",
     "ScenarioWarning",
     "__version__",

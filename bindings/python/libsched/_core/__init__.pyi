@@ -1,5 +1,6 @@
 from . import kernel as kernel
 from . import run as run
+from . import scenario as scenario
 from . import theory as theory
 from . import weight as weight
 
