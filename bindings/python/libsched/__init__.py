@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import warnings
 from typing import Any, Optional, Union
 
 try:
@@ -19,19 +18,16 @@ except ImportError as err:  # the source tree has no compiled module
         "source checkout rather than importing libsched from the source tree."
     ) from err
 
-from . import examples
+from . import examples, results
+from ._run import ScenarioWarning, check_run_arguments, document, run_scenario
 from ._source import scenario_source
+from .results import Repetition, Result, simulate
 from .scenario import Scenario
 from ._core import kernel, weight
 
 __version__: str = _core.__version__
 
 ScenarioError = _core.run.ScenarioError
-
-
-class ScenarioWarning(UserWarning):
-    """A scenario that runs but may not do what was meant (a value the kernel clamps, a
-    setting without effect); the message names the field."""
 
 nice_to_weight = weight.nice_to_weight
 clamp_nice = weight.clamp_nice
@@ -40,6 +36,8 @@ features = kernel.features
 tunables = kernel.tunables
 
 __all__ = [
+    "Repetition",
+    "Result",
     "Scenario",
     "ScenarioError",
     "ScenarioWarning",
@@ -50,8 +48,10 @@ __all__ = [
     "features",
     "kernel",
     "nice_to_weight",
+    "results",
     "run",
     "run_text",
+    "simulate",
     "theory",
     "theory_text",
     "tunables",
@@ -72,9 +72,7 @@ def run(
     scenario's own values. Raises ``ScenarioError`` (a ``ValueError``) naming the file and
     the offending field when the file is missing or the scenario is invalid.
     """
-    text, origin = scenario_source(scenario, "run")
-    _check_run_arguments("run", repetitions, seed)
-    return _result(_core.run.run_scenario_text(text, repetitions, seed, origin))
+    return run_scenario(scenario, repetitions, seed, "run")
 
 
 def run_text(
@@ -90,8 +88,8 @@ def run_text(
     """
     if not isinstance(toml, str):
         raise TypeError(f"libsched.run_text: toml must be a str, not {type(toml).__name__}")
-    _check_run_arguments("run_text", repetitions, seed)
-    return _result(_core.run.run_scenario_text(toml, repetitions, seed))
+    check_run_arguments("run_text", repetitions, seed)
+    return document(_core.run.run_scenario_text(toml, repetitions, seed), stacklevel=3)
 
 
 def theory(scenario: Union[str, os.PathLike[str], Any]) -> dict[str, dict[str, float]]:
@@ -121,31 +119,3 @@ def _shares(text: str) -> dict[str, dict[str, float]]:
         "tasks": {t["name"]: float(t["share"]) for t in doc["tasks"]},
         "groups": {g["name"]: float(g["share"]) for g in doc["groups"]},
     }
-
-
-_MAX_REPETITIONS = 10_000  # validate.hpp's max_repetitions
-_MAX_SEED = 2**64 - 1
-
-
-def _check_run_arguments(function: str, repetitions: Optional[int], seed: Optional[int]) -> None:
-    for name, value, low, high in (
-        ("repetitions", repetitions, 1, _MAX_REPETITIONS),
-        ("seed", seed, 0, _MAX_SEED),
-    ):
-        if value is None:
-            continue
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError(
-                f"libsched.{function}: {name} must be an int or None, not {type(value).__name__}"
-            )
-        if not low <= value <= high:
-            bound = "2**64 - 1" if high == _MAX_SEED else str(high)
-            raise ValueError(f"libsched.{function}: {name} must be from {low} to {bound}, got {value}")
-
-
-def _result(run: tuple[str, list[str]]) -> dict[str, Any]:
-    text, scenario_warnings = run
-    for message in scenario_warnings:
-        warnings.warn(message, ScenarioWarning, stacklevel=3)
-    result: dict[str, Any] = json.loads(text)
-    return result
