@@ -61,8 +61,12 @@ py::object to_python(const toml::node& n, const std::string& field, const std::s
     });
 }
 
+// "int", "set", "numpy.float32": the module is named unless it is builtins.
 std::string python_type(py::handle v) {
-    return py::str(py::type::handle_of(v).attr("__qualname__"));
+    const py::handle type = py::type::handle_of(v);
+    const auto module = py::str(type.attr("__module__")).cast<std::string>();
+    const auto name = py::str(type.attr("__qualname__")).cast<std::string>();
+    return module == "builtins" ? name : module + "." + name;
 }
 
 [[noreturn]] void not_a_toml_value(py::handle v, const std::string& field) {

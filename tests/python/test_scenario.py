@@ -101,6 +101,7 @@ def test_values_are_kept_as_toml_reads_them() -> None:
         ({1: 2}, TypeError, r"tasks\[1\]\.x: the key 1 \(type int\) is not a str"),
         ([[None]], TypeError, r"tasks\[1\]\.x\[0\]\[0\]: TOML cannot hold None"),
         (2**63, ValueError, r"tasks\[1\]\.x: 9223372036854775808 is beyond TOML's integers"),
+        (np.float32(0.5), TypeError, r"tasks\[1\]\.x: TOML cannot hold .* \(type numpy\.float32\)"),
     ],
 )
 def test_a_value_toml_cannot_hold_is_an_error_naming_its_field(
