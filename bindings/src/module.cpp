@@ -18,4 +18,6 @@ PYBIND11_MODULE(_core, m) {
     libsched::python::register_measure(measure);
     auto system = m.def_submodule("system", "One repetition of a scenario, steppable.");
     libsched::python::register_system(system);
+    auto scenario = m.def_submodule("scenario", "Scenario TOML as plain values, and its check.");
+    libsched::python::register_scenario(scenario);
 }

@@ -10,5 +10,6 @@ void register_kernel(pybind11::module_& m);
 void register_theory(pybind11::module_& m);
 void register_measure(pybind11::module_& m);
 void register_system(pybind11::module_& m);
+void register_scenario(pybind11::module_& m);
 
 } // namespace libsched::python

@@ -17,7 +17,7 @@ def golden(name: str) -> str:
     return (EXAMPLES / "golden" / f"{name}.txt").read_text()
 
 
-@pytest.mark.parametrize("name", ["nice_shares", "step_simulator"])
+@pytest.mark.parametrize("name", ["nice_shares", "step_simulator", "build_scenario"])
 def test_example_matches_golden_output(name: str) -> None:
     out = subprocess.run(
         [sys.executable, str(EXAMPLES / "python" / f"{name}.py")],

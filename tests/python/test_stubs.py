@@ -30,7 +30,9 @@ def public_names(module: types.ModuleType) -> set[str]:
     return {name for name in vars(module) if not name.startswith("_")}
 
 
-@pytest.mark.parametrize("area", ["weight", "run", "kernel", "theory", "measure", "system"])
+@pytest.mark.parametrize(
+    "area", ["weight", "run", "kernel", "theory", "measure", "system", "scenario"]
+)
 def test_submodule_stub_matches(area: str) -> None:
     assert stub_names(STUBS / f"{area}.pyi") == public_names(getattr(_core, area))
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import warnings
 from typing import Any, Optional, Union
 
 try:
@@ -19,22 +18,19 @@ except ImportError as err:  # the source tree has no compiled module
         "source checkout rather than importing libsched from the source tree."
     ) from err
 
-from . import examples, plot
-from ._arguments import MAX_SEED, check_int
+from . import examples, plot, results
 from ._core import kernel, weight
+from ._run import ScenarioWarning, check_run_arguments, document, run_scenario
 from ._source import scenario_source
 from .compare import Comparison, ComparisonRow, Measurements, compare, read_measurements
 from .measure import MeasureError, host_machine, measure
+from .results import Repetition, Result, simulate
+from .scenario import Scenario
 from .simulator import Simulator
 
 __version__: str = _core.__version__
 
 ScenarioError = _core.run.ScenarioError
-
-
-class ScenarioWarning(UserWarning):
-    """A scenario that runs but may not do what was meant (a value the kernel clamps, a
-    setting without effect); the message names the field."""
 
 nice_to_weight = weight.nice_to_weight
 clamp_nice = weight.clamp_nice
@@ -47,6 +43,9 @@ __all__ = [
     "ComparisonRow",
     "MeasureError",
     "Measurements",
+    "Repetition",
+    "Result",
+    "Scenario",
     "ScenarioError",
     "ScenarioWarning",
     "Simulator",
@@ -62,8 +61,10 @@ __all__ = [
     "nice_to_weight",
     "plot",
     "read_measurements",
+    "results",
     "run",
     "run_text",
+    "simulate",
     "theory",
     "theory_text",
     "tunables",
@@ -84,9 +85,7 @@ def run(
     scenario's own values. Raises ``ScenarioError`` (a ``ValueError``) naming the file and
     the offending field when the file is missing or the scenario is invalid.
     """
-    text, origin = scenario_source(scenario, "run")
-    _check_run_arguments("run", repetitions, seed)
-    return _result(_core.run.run_scenario_text(text, repetitions, seed, origin))
+    return run_scenario(scenario, repetitions, seed, "run")
 
 
 def run_text(
@@ -102,8 +101,8 @@ def run_text(
     """
     if not isinstance(toml, str):
         raise TypeError(f"libsched.run_text: toml must be a str, not {type(toml).__name__}")
-    _check_run_arguments("run_text", repetitions, seed)
-    return _result(_core.run.run_scenario_text(toml, repetitions, seed))
+    check_run_arguments("run_text", repetitions, seed)
+    return document(_core.run.run_scenario_text(toml, repetitions, seed), stacklevel=3)
 
 
 def theory(scenario: Union[str, os.PathLike[str], Any]) -> dict[str, dict[str, float]]:
@@ -133,22 +132,3 @@ def _shares(text: str) -> dict[str, dict[str, float]]:
         "tasks": {t["name"]: float(t["share"]) for t in doc["tasks"]},
         "groups": {g["name"]: float(g["share"]) for g in doc["groups"]},
     }
-
-
-_MAX_REPETITIONS = 10_000  # validate.hpp's max_repetitions
-
-
-def _check_run_arguments(function: str, repetitions: Optional[int], seed: Optional[int]) -> None:
-    for name, value, low, high in (
-        ("repetitions", repetitions, 1, _MAX_REPETITIONS),
-        ("seed", seed, 0, MAX_SEED),
-    ):
-        check_int(function, name, value, low, high, optional=True)
-
-
-def _result(run: tuple[str, list[str]]) -> dict[str, Any]:
-    text, scenario_warnings = run
-    for message in scenario_warnings:
-        warnings.warn(message, ScenarioWarning, stacklevel=3)
-    result: dict[str, Any] = json.loads(text)
-    return result

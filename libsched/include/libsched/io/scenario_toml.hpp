@@ -534,14 +534,11 @@ inline scenario read_scenario(const toml::table& root, std::string default_name,
 
 } // namespace detail
 
-// origin names the text in errors (a file name); its stem is the scenario's name unless the
-// text sets one, and its folder is where [measured] data files are looked for. Every error
-// in the text comes out in one scenario_error (a syntax error stops the reading, so it
-// comes alone).
-inline scenario parse_scenario(std::string_view toml_text, const std::string& origin) {
-    toml::table root;
+// The TOML document of the text; a syntax error is a scenario_error naming origin, the line
+// and the column.
+inline toml::table parse_toml(std::string_view toml_text, const std::string& origin) {
     try {
-        root = toml::parse(toml_text, origin);
+        return toml::parse(toml_text, origin);
     } catch (const toml::parse_error& e) {
         const toml::source_position& at = e.source().begin;
         throw scenario_error({},
@@ -549,6 +546,14 @@ inline scenario parse_scenario(std::string_view toml_text, const std::string& or
                                  std::to_string(at.column) + ": " + std::string{e.description()},
                              origin);
     }
+}
+
+// origin names the text in errors (a file name); its stem is the scenario's name unless the
+// text sets one, and its folder is where [measured] data files are looked for. Every error
+// in the text comes out in one scenario_error (a syntax error stops the reading, so it
+// comes alone).
+inline scenario parse_scenario(std::string_view toml_text, const std::string& origin) {
+    const toml::table root = parse_toml(toml_text, origin);
     std::string name = std::filesystem::path(origin).stem().string();
     detail::read_log log;
     scenario sc = detail::read_scenario(root, name.empty() ? "scenario" : name, log,
