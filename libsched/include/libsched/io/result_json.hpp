@@ -39,6 +39,15 @@ inline nlohmann::json latency_json(const stats::sample_summary& s) {
     };
 }
 
+// A task's run delay: its latency_json(), the total (schedstat's run_delay over the window)
+// and when the longest wait ended (null without any).
+inline nlohmann::json run_delay_json(const duration_samples& d, sim_time max_at) {
+    nlohmann::json j = latency_json(stats::summarize(d));
+    j["sum"] = static_cast<duration>(d.sum());
+    j["max_at"] = d.empty() ? nlohmann::json(nullptr) : nlohmann::json(max_at);
+    return j;
+}
+
 // The tunables the release's fair class reads, named as in debugfs.
 inline nlohmann::json tunables_json(const sched_tunables& t, kernel_version v) {
     const char* const scaling[] = {"none", "log", "linear"};
@@ -126,6 +135,7 @@ inline nlohmann::json task_json(const task_result& t) {
         {"window_nr_migrations", t.window_nr_migrations},
         {"wakeup_latency", latency_json(stats::summarize(t.wakeup_latency))},
         {"lateness", latency_json(stats::summarize(t.lateness))},
+        {"run_delay", run_delay_json(t.run_delay, t.run_delay_max_at)},
         {"started", t.started},
         {"exited", t.exited < 0 ? nlohmann::json(nullptr) : nlohmann::json(t.exited)},
         {"model",
@@ -234,7 +244,8 @@ inline nlohmann::json row_json(const stats::row_summary& row) {
             {"ru_stime_ms", row.ru_stime_ms},
             {"nvcsw_per_s", row.nvcsw_per_s},
             {"nivcsw_per_s", row.nivcsw_per_s},
-            {"wakeup_latency", latency_json(row.wakeup_latency)}};
+            {"wakeup_latency", latency_json(row.wakeup_latency)},
+            {"run_delay", latency_json(row.run_delay)}};
 }
 
 // A two-group figure: the run's medians beside the measured ones and the theories.
