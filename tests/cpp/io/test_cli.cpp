@@ -7,6 +7,7 @@
 #include <libsched/io/cli.hpp>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <signal.h>
 #include <sstream>
 #include <string>
@@ -403,6 +404,57 @@ count = 2
         cli({"run", "--trace", csv_file.path(), scenario_file.path(), scenario_file.path()});
     CHECK(two.status == 2);
     CHECK(two.err.find("--trace") != std::string::npos);
+}
+
+TEST_CASE("run --perfetto, --latency and --timehist: the schedule as a trace, a table, lines") {
+    const temp_file scenario_file("perfetto.toml", R"(name = "perfetto"
+length = "100ms"
+window = ["20ms", "100ms"]
+repetitions = 2
+[machine]
+kernel = "6.12"
+[[tasks]]
+name = "a"
+count = 2
+)");
+    const temp_file json_file("perfetto.json", "");
+    const cli_result r = cli({"run", "-q", "--perfetto", json_file.path(), "--latency",
+                              "--timehist", scenario_file.path()});
+    CHECK(r.status == 0);
+    std::ifstream in(json_file.path());
+    const nlohmann::json trace = nlohmann::json::parse(in);
+    int slices = 0;
+    std::set<int> processes;
+    for (const auto& e : trace["traceEvents"]) {
+        slices += e["ph"] == "X" ? 1 : 0;
+        processes.insert(e["pid"].get<int>());
+    }
+    CHECK(slices > 20);
+    CHECK(processes == std::set<int>{1, 2}); // one per repetition
+    // The timeline, then the report, then a latency table per repetition.
+    const auto timeline = r.out.find("repetition 0\n");
+    const auto report = r.out.find("perfetto: kernel 6.12");
+    const auto table = r.out.find("scheduling delays (perf sched latency) in the window 20ms "
+                                  "to 100ms, repetition 1");
+    CHECK(timeline == 0);
+    CHECK(report != std::string::npos);
+    CHECK(table != std::string::npos);
+    CHECK(report < table);
+    CHECK(r.out.find("a.0[1000]") < report);
+    CHECK(r.out.find("max delay end s") != std::string::npos);
+
+    for (const char* option : {"--perfetto", "--timehist"}) {
+        std::vector<std::string> args = {"run", option};
+        if (std::string{option} == "--perfetto")
+            args.push_back(json_file.path());
+        args.insert(args.end(), {scenario_file.path(), scenario_file.path()});
+        const cli_result two = cli(args);
+        CHECK(two.status == 2);
+        CHECK(two.err.find(std::string{option} + " takes one scenario file") != std::string::npos);
+    }
+    const cli_result json = cli({"run", "--json", "--latency", scenario_file.path()});
+    CHECK(json.status == 2);
+    CHECK(json.err.find("--latency prints text: not with --json") != std::string::npos);
 }
 
 TEST_CASE("run --kernel and --hz override the file's machine") {

@@ -15,10 +15,13 @@
 #include <iomanip>
 #include <libsched/io/host_topology.hpp>
 #include <libsched/io/interrupt.hpp>
+#include <libsched/io/latency_report.hpp>
+#include <libsched/io/perfetto_trace.hpp>
 #include <libsched/io/report.hpp>
 #include <libsched/io/result_json.hpp>
 #include <libsched/io/scenario_toml.hpp>
 #include <libsched/io/theory_report.hpp>
+#include <libsched/io/timehist.hpp>
 #include <libsched/model/estimate.hpp>
 #include <libsched/model/simulate.hpp>
 #include <libsched/scenario/validate.hpp>
@@ -121,7 +124,10 @@ struct run_command {
     bool quiet = false;
     std::optional<int> repetitions;
     std::optional<std::uint64_t> seed;
-    std::string trace;     // CSV file for the scheduling events of the first repetition
+    std::string trace;     // CSV file for the scheduling events of every repetition
+    std::string perfetto;  // Chrome / Perfetto JSON file of every repetition's schedule
+    bool latency = false;  // the perf sched latency table after the report
+    bool timehist = false; // the perf sched timehist timeline before the report
     std::string kernel;    // overrides machine.kernel
     std::optional<int> hz; // overrides machine.hz
     bool check_invariants = false;
@@ -144,9 +150,35 @@ inline trace_sink csv_trace(std::ostream& csv) {
     };
 }
 
+// Both sinks get every event.
+inline trace_sink both_sinks(trace_sink a, trace_sink b) {
+    if (!a || !b)
+        return a ? a : b;
+    return [a = std::move(a), b = std::move(b)](const trace_event& e) {
+        a(e);
+        b(e);
+    };
+}
+
+// An option that needs one scenario or a text report, named in the usage error; or nothing.
+inline std::optional<std::string> run_usage_error(const run_command& cmd) {
+    const std::pair<bool, const char*> one_file[] = {{!cmd.trace.empty(), "--trace"},
+                                                     {!cmd.perfetto.empty(), "--perfetto"},
+                                                     {cmd.timehist, "--timehist"}};
+    for (const auto& [given, name] : one_file)
+        if (given && cmd.files.size() > 1)
+            return std::string{name} + " takes one scenario file";
+    const std::pair<bool, const char*> text_only[] = {{cmd.latency, "--latency"},
+                                                      {cmd.timehist, "--timehist"}};
+    for (const auto& [given, name] : text_only)
+        if (given && cmd.json)
+            return std::string{name} + " prints text: not with --json";
+    return std::nullopt;
+}
+
 inline int cmd_run(const run_command& cmd, std::ostream& out, std::ostream& err) {
-    if (!cmd.trace.empty() && cmd.files.size() > 1) {
-        err << "libsched: run: --trace takes one scenario file\n";
+    if (const auto e = run_usage_error(cmd)) {
+        err << "libsched: run: " << *e << '\n';
         return exit_usage;
     }
     std::optional<kernel_version> kernel;
@@ -190,7 +222,25 @@ inline int cmd_run(const run_command& cmd, std::ostream& out, std::ostream& err)
             }
             options.trace = csv_trace(csv);
         }
+        std::ofstream perfetto_file;
+        std::optional<perfetto_trace> perfetto;
+        if (!cmd.perfetto.empty()) {
+            perfetto_file.open(cmd.perfetto);
+            if (!perfetto_file) {
+                err << "libsched: " << cmd.perfetto << ": cannot write the trace\n";
+                return exit_failure;
+            }
+            perfetto.emplace(perfetto_file, *sc);
+            options.trace = both_sinks(std::move(options.trace), perfetto->sink());
+        }
+        std::optional<timehist_trace> timehist;
+        if (cmd.timehist) {
+            timehist.emplace(out, sc->machine.cpus);
+            options.trace = both_sinks(std::move(options.trace), timehist->sink());
+        }
         const auto result = simulate_reporting(*sc, path, options, err);
+        if (perfetto)
+            perfetto->finish(result && result->interrupted ? result->interrupted->at : sc->length);
         if (!result) {
             status = exit_failure;
             continue;
@@ -202,9 +252,13 @@ inline int cmd_run(const run_command& cmd, std::ostream& out, std::ostream& err)
             if (!json_array)
                 out << '\n';
         } else {
-            if (!first)
+            if (!first || cmd.timehist)
                 out << '\n';
             print_report(out, *result, *sc);
+            if (cmd.latency) {
+                out << '\n';
+                print_latency_report(out, *result, *sc);
+            }
         }
         first = false;
         if (result->interrupted) {
@@ -596,6 +650,15 @@ inline int run_cli(const std::vector<std::string>& args, std::ostream& out, std:
         run_app->add_option("--trace", run.trace,
                             "Write every repetition's scheduling events to this CSV file "
                             "(one scenario only)");
+        run_app->add_option("--perfetto", run.perfetto,
+                            "Write every repetition's schedule to this JSON file for the Perfetto "
+                            "UI or chrome://tracing (one scenario only)");
+        run_app->add_flag("--latency", run.latency,
+                          "After the report, each repetition's scheduling delays per task, as "
+                          "perf sched latency prints them");
+        run_app->add_flag("--timehist", run.timehist,
+                          "Before the report, a line per switch as perf sched timehist prints "
+                          "them (one scenario only)");
         run_app->add_flag("--check-invariants", run.check_invariants,
                           "Check the model's invariants after every event (slower); a "
                           "violation stops the run with the state that broke it");

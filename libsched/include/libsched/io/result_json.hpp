@@ -40,6 +40,15 @@ inline nlohmann::json latency_json(const stats::sample_summary& s) {
     };
 }
 
+// A task's run delay: its latency_json(), the total (schedstat's run_delay over the window)
+// and when the longest wait ended (null without any).
+inline nlohmann::json run_delay_json(const duration_samples& d, sim_time max_at) {
+    nlohmann::json j = latency_json(stats::summarize(d));
+    j["sum"] = static_cast<duration>(d.sum());
+    j["max_at"] = d.empty() ? nlohmann::json(nullptr) : nlohmann::json(max_at);
+    return j;
+}
+
 // The tunables the release's fair class reads, named as in debugfs.
 inline nlohmann::json tunables_json(const sched_tunables& t, kernel_version v) {
     const char* const scaling[] = {"none", "log", "linear"};
@@ -133,6 +142,7 @@ inline nlohmann::json task_json(const task_result& t, bool measured = false) {
         {"window_nr_migrations", t.window_nr_migrations},
         {"wakeup_latency", latency_json(stats::summarize(t.wakeup_latency))},
         {"lateness", latency_json(stats::summarize(t.lateness))},
+        {"run_delay", run_delay_json(t.run_delay, t.run_delay_max_at)},
         {"started", t.started},
         {"exited", t.exited < 0 ? nlohmann::json(nullptr) : nlohmann::json(t.exited)},
         {"model",
@@ -141,8 +151,8 @@ inline nlohmann::json task_json(const task_result& t, bool measured = false) {
           {"work_ns", optional_json(t.work_ns)},
           {"window_work_ns", optional_json(t.window_work_ns)}}},
     };
-    if (measured)
-        j["model"] = j["wakeup_latency"] = nullptr;
+    if (measured) // /proc/PID/schedstat has the total wait, not each one
+        j["model"] = j["wakeup_latency"] = j["run_delay"] = nullptr;
     return j;
 }
 
@@ -256,10 +266,13 @@ inline nlohmann::json row_json(const stats::row_summary& row, const stats::theor
         {"nvcsw_per_s", row.nvcsw_per_s},
         {"nivcsw_per_s", row.nivcsw_per_s},
         {"wakeup_latency", latency_json(row.wakeup_latency)},
+        {"run_delay", latency_json(row.run_delay)},
         {"theory_share", optional_json(theory_share)},
         {"theory_ratio", optional_json(theory_share ? theory.ratio(*theory_share) : std::nullopt)}};
-    if (measured)
+    if (measured) { // user space sees neither distribution
         j["wakeup_latency"] = nullptr;
+        j["run_delay"] = nullptr;
+    }
     return j;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // What user space sees of the tasks (over the core scheduler Core, a basic_core), taken as a real
-// measurement would take it: the wakeup latency of each wakeup, getrusage() as the process reads it
+// measurement would take it: the wakeup latency of each wakeup, the run delay (schedstat) of each
+// wait on a run queue, getrusage() as the process reads it
 // at exit, /proc/PID/stat and the switch counters read at the window's ends, CPU busy time and
 // the load balancer's counters.
 #include <libsched/des/member_call.hpp>
@@ -48,11 +49,27 @@ public:
         const bool in_window = now >= window_start_ && now < window_stop_;
         rc.wake_time = in_window ? now : -1;
         rc.due = in_window && due ? *due : -1;
+        became_runnable(t);
     }
+    // The task was forked: it waits for its first run from now.
+    void forked(const task& t) { became_runnable(t); }
     void switched_in(const task& t) {
         if (smt_)
             smt_->set_running(t.cpu, &t, sim_.now());
         record& rc = rec(t);
+        if (rc.runnable_since >= 0) {
+            // Counted when the wait ends, as sched_info_arrive() adds it to run_delay:
+            // the waits ending after the window's start snapshot and up to its end one
+            // (both come after everything else of their instant).
+            const sim_time now = sim_.now();
+            const duration d = now - rc.runnable_since;
+            rc.runnable_since = -1;
+            if (now > window_start_ && now <= window_stop_) {
+                if (rc.run_delay.empty() || d > rc.run_delay.max())
+                    rc.run_delay_max_at = now;
+                rc.run_delay.add(d);
+            }
+        }
         if (rc.wake_time >= 0) {
             rc.latencies.add(sim_.now() - rc.wake_time);
             rc.wake_time = -1;
@@ -65,6 +82,8 @@ public:
     void switched_out(const task& t) {
         if (smt_)
             smt_->set_running(t.cpu, nullptr, sim_.now());
+        if (t.state == task_state::runnable) // preempted: back to waiting on the queue
+            rec(t).runnable_since = sim_.now();
     }
     // The process reads getrusage(RUSAGE_SELF) and exits.
     void exiting(task& t) {
@@ -108,6 +127,8 @@ public:
         tr.window_nr_migrations = rc.at_end.nr_migrations - rc.at_start.nr_migrations;
         tr.wakeup_latency = rc.latencies;
         tr.lateness = rc.lateness;
+        tr.run_delay = rc.run_delay;
+        tr.run_delay_max_at = rc.run_delay_max_at;
         tr.exited = rc.exited;
         if (smt_) {
             tr.work_ns = smt_->work_ns(t, sim_.now());
@@ -140,10 +161,13 @@ private:
         double work_ns = 0; // with the SMT throughput model
     };
     struct record {
-        sim_time wake_time = -1; // pending wakeup-latency measurement
-        sim_time due = -1;       // pending lateness measurement: when the wakeup was due
+        sim_time wake_time = -1;      // pending wakeup-latency measurement
+        sim_time due = -1;            // pending lateness measurement: when the wakeup was due
+        sim_time runnable_since = -1; // pending run delay: waiting on a queue since then
         duration_samples latencies;
         duration_samples lateness;
+        duration_samples run_delay;
+        sim_time run_delay_max_at = -1;
         snapshot at_start, at_end;
         std::int64_t ru_utime_us = 0, ru_stime_us = 0;
         sim_time exited = -1;
@@ -160,6 +184,13 @@ private:
     }
 
     record& rec(const task& t) { return records_[task_index(t)]; }
+
+    // Runnable but not running from now (a wakeup of the running task changes nothing).
+    // The core calls switched_out() before the switch, so this is not for a preemption.
+    void became_runnable(const task& t) {
+        if (core_.task_rq(t).curr != &t)
+            rec(t).runnable_since = sim_.now();
+    }
 
     // getrusage(RUSAGE_SELF) by the process itself: its own pending runtime counts.
     void read_rusage(task& t) {

@@ -155,6 +155,7 @@ private:
                 pg.t.nice = nc.nice;
                 pg.t.se.load = task_load_weight(nc.nice, pg.t.policy == sched_policy::idle);
             }
+        obs_.forked(pg.t);
         core_.wake_up_new_task(pg.t);
         if (pg.end_of_life)
             sim_.schedule_at(*pg.end_of_life, exit_order, exit_h_, idx);

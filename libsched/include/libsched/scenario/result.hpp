@@ -49,6 +49,12 @@ struct task_result {
     // Lateness of a task on an absolute timer: first run after a wakeup minus the time it
     // was due, one entry per wakeup in the window, ns (cyclictest's latency).
     duration_samples lateness;
+    // Run delay (schedstat's run_delay, /proc/PID/schedstat field 2 summed): each wait on a
+    // run queue, from being forked, woken or preempted to the switch that runs the task,
+    // ns, one entry per wait ending inside the window; and when the longest one ended (-1:
+    // none).
+    duration_samples run_delay;
+    sim_time run_delay_max_at = -1;
 
     sim_time started = 0;
     sim_time exited = -1; // -1: still alive at the end

@@ -66,7 +66,7 @@ public:
         for (int c = 0; c < topo.nr_cpus(); ++c) {
             auto cs = std::make_unique<cpu_state>(sim, c, this, params);
             cs->runqueue.idle.sched_class = &idle_;
-            cs->runqueue.idle.comm = "swapper";
+            cs->runqueue.idle.comm = idle_comm;
             cs->stopper.sched_class = &stop_;
             cs->stopper.comm = "migration/" + std::to_string(c);
             cs->stopper.cpu = c;

@@ -31,9 +31,16 @@ inline constexpr std::string_view trace_name(trace_kind k) {
     }
 }
 
-// pid 0 is the idle task. For sched_switch, pid/comm are prev's and prev_state is what
-// ftrace prints: R (preempted, still runnable), S (blocked), X (exiting). The views are
-// valid during the call only.
+// The idle task's name; it has pid 0, as the CPUs' stoppers (migration/N) do here.
+inline constexpr std::string_view idle_comm = "swapper";
+
+inline bool is_idle_in_trace(int pid, std::string_view comm) {
+    return pid == 0 && comm == idle_comm;
+}
+
+// pid 0 is the idle task (swapper) or a stopper (migration/N). For sched_switch, pid/comm are
+// prev's and prev_state is what ftrace prints: R (preempted, still runnable), S (blocked), X
+// (exiting). The views are valid during the call only.
 struct trace_event {
     trace_kind kind = trace_kind::sched_switch;
     int repetition = 0;

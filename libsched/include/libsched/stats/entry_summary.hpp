@@ -35,6 +35,7 @@ struct row_summary {
     double nvcsw_per_s = 0;         // voluntary switches in the window per second of window
     double nivcsw_per_s = 0;        // involuntary ones
     sample_summary wakeup_latency;  // ns, pooled over members and repetitions
+    sample_summary run_delay;       // ns, each wait on a run queue, pooled likewise
 };
 
 namespace detail {
@@ -63,6 +64,7 @@ struct repetition_totals {
 struct row_members {
     std::vector<repetition_totals> totals; // one per repetition
     duration_samples latencies;            // pooled over members and repetitions
+    duration_samples run_delay;            // the same
     int tasks = 0;                         // members in the first repetition
     std::optional<int> nice;               // the first member's, in the first repetition
 };
@@ -83,6 +85,7 @@ std::vector<row_members> gather(const run_result& result, std::size_t rows, RowO
             row_members& m = members[row];
             m.totals[r].add(task);
             m.latencies.merge(task.wakeup_latency);
+            m.run_delay.merge(task.run_delay);
             if (r == 0 && m.tasks == 0)
                 m.nice = task.nice;
             if (r == 0)
@@ -178,6 +181,7 @@ inline row_summary finish_row(row_summary row, const row_members& m, double wind
     row.jratio = median.ratio(m.totals, reference, &t::jiffies);
     row.ru_ratio = median.ratio(m.totals, reference, &t::ru_utime_ms);
     row.wakeup_latency = summarize(m.latencies);
+    row.run_delay = summarize(m.run_delay);
     return row;
 }
 
