@@ -116,6 +116,11 @@ def test_document_has_the_keys_of_a_simulated_one(tmp_path: Path) -> None:
     scenario.write_text(pair_toml("0.6s", cgroup=True).replace('["0.5s", "0.6s"]', '["0.1s", "0.6s"]'))
     measured = libsched.measure(scenario)
     simulated = libsched.run(scenario)
+    # The typed results read a measurement as they read a simulation.
+    typed = libsched.Result.from_json(measured)
+    assert typed.provenance.source == "measured" and typed.provenance.model is None
+    assert typed.repetitions[0].tasks[0].wakeup_latency is None
+    assert typed.task_array("share").shape == (1, 2)
 
     def keys(doc: dict[str, Any]) -> dict[str, set[str]]:
         rep = doc["repetitions"][0]

@@ -65,6 +65,16 @@ class Latency:
 
 
 @dataclass(frozen=True)
+class RunDelay(Latency):
+    """A task's waits on a run queue (schedstat's run delay) in the window, ns: each from a
+    fork, wakeup or preemption to the switch-in, as ``Latency``; ``sum`` their total (what
+    ``/proc/PID/schedstat`` field 2 grows by) and ``max_at`` when the longest began."""
+
+    sum: Optional[int] = None
+    max_at: Optional[int] = None
+
+
+@dataclass(frozen=True)
 class TaskModel:
     """What only the model knows of a task: ``p->utime`` and ``p->stime`` in ticks, and the
     work figures of ``machine.smt_throughput`` (``None`` without it)."""
@@ -106,8 +116,10 @@ class TaskResult:
     nr_migrations: int
     window_nr_migrations: int
     started: int
-    wakeup_latency: Latency = _of(Latency)
     lateness: Latency = _of(Latency)
+    # None in a measurement: user space sees no distribution of the waits.
+    wakeup_latency: Optional[Latency] = _of(Latency, optional=True)
+    run_delay: Optional[RunDelay] = _of(RunDelay, optional=True)
     exited: Optional[int] = None
     model: Optional[TaskModel] = _of(TaskModel, optional=True)
 
@@ -123,9 +135,10 @@ class CpuResult:
     idle: int
     window_busy: int
     window_idle: int
-    nr_switches: int
-    balance: dict[str, int]
-    window_balance: dict[str, int]
+    # None in a measurement, which reads only /proc/stat's busy and idle time.
+    nr_switches: Optional[int] = None
+    balance: Optional[dict[str, int]] = None
+    window_balance: Optional[dict[str, int]] = None
     irq: Optional[int] = _at("model", "irq")
 
 
@@ -174,10 +187,14 @@ class EntrySummary:
     ru_stime_ms: float
     nvcsw_per_s: float
     nivcsw_per_s: float
-    wakeup_latency: Latency = _of(Latency)
+    wakeup_latency: Optional[Latency] = _of(Latency, optional=True)  # None if measured
+    run_delay: Optional[Latency] = _of(Latency, optional=True)  # None if measured
     ratio: Optional[float] = None
     jratio: Optional[float] = None
     ru_ratio: Optional[float] = None
+    # The fluid theory's share and ratio (docs/theory.md); None where it has none.
+    theory_share: Optional[float] = None
+    theory_ratio: Optional[float] = None
 
 
 @dataclass(frozen=True)
