@@ -73,11 +73,13 @@ libsched_setup() {
     export LIBSCHED_PYTHON
 
     # Python packages, by import name -> pip name: the build backend, the test runner, the
-    # package's optional extras the tests exercise (pandas tables, matplotlib figures), and
-    # the checkers CI runs (mypy, ruff).
+    # package's optional extras the tests exercise (pandas tables, matplotlib figures; for
+    # sweeps Dask, tqdm, pyarrow for Parquet and xarray), and the checkers CI runs (mypy,
+    # ruff).
     local -A pip_names=([pybind11]=pybind11 [scikit_build_core]=scikit-build-core
                         [numpy]=numpy [pytest]=pytest [pandas]=pandas [matplotlib]=matplotlib
-                        [mypy]=mypy [ruff]=ruff)
+                        [distributed]=distributed [tqdm]=tqdm [pyarrow]=pyarrow
+                        [xarray]=xarray [mypy]=mypy [ruff]=ruff)
     local module
     missing=()
     for module in "${!pip_names[@]}"; do

@@ -27,6 +27,7 @@ from .measure import MeasureError, host_machine, measure
 from .results import Repetition, Result, simulate
 from .scenario import Scenario
 from .simulator import Simulator
+from .sweep import SweepFailure, SweepResult, load_sweep, sweep
 
 __version__: str = _core.__version__
 
@@ -49,6 +50,8 @@ __all__ = [
     "ScenarioError",
     "ScenarioWarning",
     "Simulator",
+    "SweepFailure",
+    "SweepResult",
     "__version__",
     "calc_delta_fair",
     "clamp_nice",
@@ -57,6 +60,7 @@ __all__ = [
     "features",
     "host_machine",
     "kernel",
+    "load_sweep",
     "measure",
     "nice_to_weight",
     "plot",
@@ -65,6 +69,7 @@ __all__ = [
     "run",
     "run_text",
     "simulate",
+    "sweep",
     "theory",
     "theory_text",
     "tunables",

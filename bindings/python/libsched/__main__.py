@@ -9,11 +9,13 @@ from typing import Callable, Optional
 from . import _core
 from .compare import main as compare_main
 from .measure import main as measure_main
+from .sweep import main as sweep_main
 
 # Subcommand -> (its main, taking the arguments after the subcommand; its line of --help).
 PYTHON_COMMANDS: dict[str, tuple[Callable[[list[str]], int], str]] = {
     "compare": (compare_main, "Print theory, simulated and measured figures side by side"),
     "measure": (measure_main, "Run a scenario on this Linux host and report it as run does"),
+    "sweep": (sweep_main, "Run a scenario over a grid of parameter values ([sweep] table)"),
 }
 
 
