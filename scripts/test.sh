@@ -22,3 +22,10 @@ if ! "$LIBSCHED_PYTHON" -m pip install -v --disable-pip-version-check --root-use
     exit 1
 fi
 "$LIBSCHED_PYTHON" -m pytest
+
+# The Python sources: lint (ruff, pyproject.toml's rules), formatting, and strict typing of
+# the package against its stubs.
+echo "test: ruff and mypy --strict"
+"$LIBSCHED_PYTHON" -m ruff check bindings/python tests/python examples/python tools bench
+"$LIBSCHED_PYTHON" -m ruff format --check bindings/python tests/python examples/python tools bench
+"$LIBSCHED_PYTHON" -m mypy --strict bindings/python/libsched

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from libsched.measure import GROUP_PREFIX, WORKER, machine_toml
 
 import libsched
 from libsched import _host
+from libsched.measure import GROUP_PREFIX, WORKER, machine_toml
 
 HOST = _host.read_host()
 SERIES = f"{HOST.series[0]}.{HOST.series[1]}"
@@ -40,7 +40,8 @@ def pair_toml(length: str = "2s", cgroup: bool = False) -> str:
     cpu = len(HOST.online) - 1
     group = '\n[[cgroups]]\nname = "g"\n' if cgroup else ""
     member = 'cgroup = "g"\n' if cgroup else ""
-    return textwrap.dedent(f"""\
+    return (
+        textwrap.dedent(f"""\
         name = "pair"
         length = "{length}"
         window = ["0.5s", "{length}"]
@@ -50,7 +51,9 @@ def pair_toml(length: str = "2s", cgroup: bool = False) -> str:
         kernel = "{SERIES}"
         hz = {HOST.hz or 250}
         cgroup_version = {HOST.cgroup.version if HOST.cgroup else 2}
-        """) + group + textwrap.dedent(f"""\
+        """)
+        + group
+        + textwrap.dedent(f"""\
         [[tasks]]
         name = "a"
         affinity = [{cpu}]
@@ -60,6 +63,7 @@ def pair_toml(length: str = "2s", cgroup: bool = False) -> str:
         nice = 10
         affinity = [{cpu}]
         {member}""")
+    )
 
 
 class Text:
@@ -113,7 +117,9 @@ def test_nice_0_against_nice_10_on_one_cpu(tmp_path: Path) -> None:
 def test_document_has_the_keys_of_a_simulated_one(tmp_path: Path) -> None:
     needs_host(cgroups=True)
     scenario = tmp_path / "pair.toml"
-    scenario.write_text(pair_toml("0.6s", cgroup=True).replace('["0.5s", "0.6s"]', '["0.1s", "0.6s"]'))
+    scenario.write_text(
+        pair_toml("0.6s", cgroup=True).replace('["0.5s", "0.6s"]', '["0.1s", "0.6s"]')
+    )
     measured = libsched.measure(scenario)
     simulated = libsched.run(scenario)
     # The typed results read a measurement as they read a simulation.
@@ -124,9 +130,14 @@ def test_document_has_the_keys_of_a_simulated_one(tmp_path: Path) -> None:
 
     def keys(doc: dict[str, Any]) -> dict[str, set[str]]:
         rep = doc["repetitions"][0]
-        return {"top": set(doc), "task": set(rep["tasks"][0]), "cpu": set(rep["cpus"][0]),
-                "group": set(rep["task_groups"][0]), "summary": set(doc["summary"][0]),
-                "repetition": set(rep)}
+        return {
+            "top": set(doc),
+            "task": set(rep["tasks"][0]),
+            "cpu": set(rep["cpus"][0]),
+            "group": set(rep["task_groups"][0]),
+            "summary": set(doc["summary"][0]),
+            "repetition": set(rep),
+        }
 
     assert keys(measured) == keys(simulated)
     # The host's own facts are extra; every key of a simulated provenance is there.
@@ -141,7 +152,10 @@ def test_interrupt_leaves_nothing_behind(tmp_path: Path) -> None:
     needs_host(cgroups=True)
     scenario = tmp_path / "long.toml"
     scenario.write_text(pair_toml("20s", cgroup=True))
-    script = f"import libsched, warnings; warnings.simplefilter('ignore'); libsched.measure({str(scenario)!r})"
+    script = (
+        "import libsched, warnings; warnings.simplefilter('ignore'); "
+        f"libsched.measure({str(scenario)!r})"
+    )
     child = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 10
@@ -162,7 +176,10 @@ def test_sigterm_cleans_up_too(tmp_path: Path) -> None:
     needs_host()
     scenario = tmp_path / "long.toml"
     scenario.write_text(pair_toml("20s"))
-    script = f"import libsched, warnings; warnings.simplefilter('ignore'); libsched.measure({str(scenario)!r})"
+    script = (
+        "import libsched, warnings; warnings.simplefilter('ignore'); "
+        f"libsched.measure({str(scenario)!r})"
+    )
     child = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 10
@@ -194,7 +211,7 @@ def refusal_as_nobody(toml: str) -> str:
                 message = "no refusal"
             except libsched.MeasureError as err:
                 message = f"{err.field}|{err}"
-            except Exception as err:  # noqa: BLE001 (shown by the assertion in the parent)
+            except Exception as err:
                 message = f"|{type(err).__name__}: {err}"
             os.write(w, message.encode())
         finally:
@@ -209,14 +226,25 @@ def refusal_as_nobody(toml: str) -> str:
 @pytest.mark.parametrize(
     ("task", "field", "words"),
     [
-        ('policy = "fifo"\nrt_priority = 50', "tasks[0].policy", ["SCHED_FIFO", "CAP_SYS_NICE", "RLIMIT_RTPRIO >= 50"]),
+        (
+            'policy = "fifo"\nrt_priority = 50',
+            "tasks[0].policy",
+            ["SCHED_FIFO", "CAP_SYS_NICE", "RLIMIT_RTPRIO >= 50"],
+        ),
         ("nice = -5", "tasks[0].nice", ["nice -5", "CAP_SYS_NICE", "RLIMIT_NICE >= 25"]),
-        ('renice = [{ at = "0.5s", nice = 2 }]\nnice = 5', "tasks[0].renice[0]", ["nice 2 below 5"]),
+        (
+            'renice = [{ at = "0.5s", nice = 2 }]\nnice = 5',
+            "tasks[0].renice[0]",
+            ["nice 2 below 5"],
+        ),
     ],
 )
 def test_refuses_without_privilege(task: str, field: str, words: list[str]) -> None:
     needs_host()
-    toml = f'length = "1s"\n[machine]\ntopology = "host"\nkernel = "{SERIES}"\nhz = {HOST.hz or 250}\n[[tasks]]\nname = "a"\n{task}\n'
+    toml = (
+        f'length = "1s"\n[machine]\ntopology = "host"\nkernel = "{SERIES}"\n'
+        f'hz = {HOST.hz or 250}\n[[tasks]]\nname = "a"\n{task}\n'
+    )
     message = refusal_as_nobody(toml)
     got_field, _, text = message.partition("|")
     assert got_field == field, message
@@ -234,8 +262,14 @@ def test_refuses_more_cpus_than_online() -> None:
 def test_warns_of_another_kernel() -> None:
     needs_host()
     other = "5.15" if HOST.eevdf else "6.6"
-    toml = f'length = "0.2s"\n[machine]\ntopology = "host"\nkernel = "{other}"\nhz = {HOST.hz or 250}\n[[tasks]]\nname = "a"\nbehaviour = {{ type = "periodic", run = "1ms", period = "10ms" }}\n'
-    with pytest.warns(libsched.ScenarioWarning, match=rf"machine\.kernel: the scenario models {other}"):
+    toml = (
+        f'length = "0.2s"\n[machine]\ntopology = "host"\nkernel = "{other}"\n'
+        f'hz = {HOST.hz or 250}\n[[tasks]]\nname = "a"\n'
+        'behaviour = { type = "periodic", run = "1ms", period = "10ms" }\n'
+    )
+    with pytest.warns(
+        libsched.ScenarioWarning, match=rf"machine\.kernel: the scenario models {other}"
+    ):
         doc = libsched.measure(Text(toml))
     # An absolute timer: 20 periods, the first burst at time zero is not a wakeup.
     assert 15 <= doc["repetitions"][0]["tasks"][0]["lateness"]["count"] <= 19

@@ -99,7 +99,9 @@ def test_task_array_is_repetitions_by_tasks() -> None:
     for r, rep in enumerate(document["repetitions"]):
         for i, task in enumerate(rep["tasks"]):
             assert share[r, i] == task["share"]
-            assert result.task_array("wakeup_latency.count")[r, i] == task["wakeup_latency"]["count"]
+            assert (
+                result.task_array("wakeup_latency.count")[r, i] == task["wakeup_latency"]["count"]
+            )
     # share is the window's runtime over the window's length
     window = document["window"]
     runtime = result.task_array("window_runtime")
@@ -132,10 +134,13 @@ def test_cpu_and_group_arrays() -> None:
 
 def test_an_unknown_observable_names_the_known_ones() -> None:
     result = libsched.simulate(THREE)
-    with pytest.raises(ValueError, match="no numeric tasks observable 'policy'; there are: .*share"):
+    with pytest.raises(
+        ValueError, match="no numeric tasks observable 'policy'; there are: .*share"
+    ):
         result.task_array("policy")
     with pytest.raises(
-        ValueError, match=r"no numeric cpus observable 'bussy' \(did you mean 'busy'\?\); there are: "
+        ValueError,
+        match=r"no numeric cpus observable 'bussy' \(did you mean 'busy'\?\); there are: ",
     ):
         result.cpu_array("bussy")
     with pytest.raises(TypeError, match="observable must be a str"):
@@ -158,7 +163,9 @@ def test_to_pandas_has_a_row_per_repetition_and_task() -> None:
     )
     cpus = result.to_pandas("cpus")
     assert len(cpus) == reps * 4
-    np.testing.assert_array_equal(cpus["busy"].to_numpy().reshape(reps, -1), result.cpu_array("busy"))
+    np.testing.assert_array_equal(
+        cpus["busy"].to_numpy().reshape(reps, -1), result.cpu_array("busy")
+    )
     groups = result.to_pandas("groups")
     assert len(groups) == reps * len(result.group_names)
     assert list(groups["name"][: len(result.group_names)]) == list(result.group_names)
@@ -215,15 +222,35 @@ def latency(count: int = 0) -> dict[str, Any]:
 def measured_task(name: str, pid: int, window_runtime: int) -> dict[str, Any]:
     """A task as a measurement on a host reads it: no model figures."""
     return {
-        "name": name, "entry": name, "pid": pid, "cpu": 0, "nice": 0, "nice_clamped": False,
-        "policy": "normal", "rt_priority": 0, "sum_exec_runtime": window_runtime,
-        "window_runtime": window_runtime, "share": window_runtime / 1e9,
-        "stat_utime_start": 0, "stat_utime_end": window_runtime // 10_000_000,
-        "stat_stime_start": 0, "stat_stime_end": 0,
-        "stat_utime": window_runtime // 10_000_000, "stat_stime": 0,
-        "ru_utime_us": window_runtime // 1000, "ru_stime_us": 0, "nvcsw": 0, "nivcsw": 40,
-        "window_nvcsw": 0, "window_nivcsw": 40, "nr_migrations": 0, "window_nr_migrations": 0,
-        "wakeup_latency": latency(), "lateness": latency(), "started": 0, "exited": None,
+        "name": name,
+        "entry": name,
+        "pid": pid,
+        "cpu": 0,
+        "nice": 0,
+        "nice_clamped": False,
+        "policy": "normal",
+        "rt_priority": 0,
+        "sum_exec_runtime": window_runtime,
+        "window_runtime": window_runtime,
+        "share": window_runtime / 1e9,
+        "stat_utime_start": 0,
+        "stat_utime_end": window_runtime // 10_000_000,
+        "stat_stime_start": 0,
+        "stat_stime_end": 0,
+        "stat_utime": window_runtime // 10_000_000,
+        "stat_stime": 0,
+        "ru_utime_us": window_runtime // 1000,
+        "ru_stime_us": 0,
+        "nvcsw": 0,
+        "nivcsw": 40,
+        "window_nvcsw": 0,
+        "window_nivcsw": 40,
+        "nr_migrations": 0,
+        "window_nr_migrations": 0,
+        "wakeup_latency": latency(),
+        "lateness": latency(),
+        "started": 0,
+        "exited": None,
         "model": None,
     }
 
@@ -231,21 +258,40 @@ def measured_task(name: str, pid: int, window_runtime: int) -> dict[str, Any]:
 # A measured result written by hand: one repetition of two tasks on one CPU over 1 s.
 MEASURED: dict[str, Any] = {
     "provenance": {
-        "source": "measured", "kernel": "6.8.0", "scheduler": "eevdf", "hz": 250, "cpus": 1,
-        "host_name": "box", "host_release": "6.8.0-45-generic", "model": None,
-    },
-    "scenario": "pair", "description": "", "window": {"start": 0, "end": 1_000_000_000},
-    "reference": "b", "interrupted": None,
-    "repetitions": [{
-        "tasks": [measured_task("a", 100, 750_000_000), measured_task("b", 101, 250_000_000)],
-        "cpus": [{
-            "cpu": 0, "busy": 1_000_000_000, "idle": 0, "window_busy": 1_000_000_000,
-            "window_idle": 0, "nr_switches": 80, "balance": {}, "window_balance": {},
-            "model": None,
-        }],
-        "task_groups": [],
+        "source": "measured",
+        "kernel": "6.8.0",
+        "scheduler": "eevdf",
+        "hz": 250,
+        "cpus": 1,
+        "host_name": "box",
+        "host_release": "6.8.0-45-generic",
         "model": None,
-    }],
+    },
+    "scenario": "pair",
+    "description": "",
+    "window": {"start": 0, "end": 1_000_000_000},
+    "reference": "b",
+    "interrupted": None,
+    "repetitions": [
+        {
+            "tasks": [measured_task("a", 100, 750_000_000), measured_task("b", 101, 250_000_000)],
+            "cpus": [
+                {
+                    "cpu": 0,
+                    "busy": 1_000_000_000,
+                    "idle": 0,
+                    "window_busy": 1_000_000_000,
+                    "window_idle": 0,
+                    "nr_switches": 80,
+                    "balance": {},
+                    "window_balance": {},
+                    "model": None,
+                }
+            ],
+            "task_groups": [],
+            "model": None,
+        }
+    ],
     "summary": [],
 }
 
@@ -271,8 +317,10 @@ def test_a_measured_document_has_no_model_figures(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (lambda d: d["repetitions"][0]["tasks"][1].pop("share"),
-         r"repetitions\[0\]\.tasks\[1\]\.share: missing"),
+        (
+            lambda d: d["repetitions"][0]["tasks"][1].pop("share"),
+            r"repetitions\[0\]\.tasks\[1\]\.share: missing",
+        ),
         (lambda d: d["provenance"].update(kernel=None), r"provenance\.kernel: missing \(or null\)"),
         (lambda d: d.update(window=[0, 1]), r"window: expected an object, got list"),
         (lambda d: d.update(summary={}), r"summary: expected an array, got dict"),

@@ -65,7 +65,12 @@ def test_counters_sum_the_tasks_and_one_cpu_does_not_balance() -> None:
         )
         for cpu in repetition["cpus"]:
             assert set(cpu["balance"]) == {
-                "lb_count", "lb_failed", "lb_gained", "alb_pushed", "newidle", "nohz_kicks"
+                "lb_count",
+                "lb_failed",
+                "lb_gained",
+                "alb_pushed",
+                "newidle",
+                "nohz_kicks",
             }
             assert all(v == 0 for v in cpu["balance"].values())
             assert all(v == 0 for v in cpu["window_balance"].values())
@@ -141,7 +146,11 @@ def test_repetitions_below_one_are_rejected_by_name() -> None:
 @pytest.mark.parametrize(
     ("arguments", "error", "message"),
     [
-        ({"seed": -1}, ValueError, r"libsched.run_text: seed must be from 0 to 2\*\*64 - 1, got -1"),
+        (
+            {"seed": -1},
+            ValueError,
+            r"libsched.run_text: seed must be from 0 to 2\*\*64 - 1, got -1",
+        ),
         ({"seed": 2**64}, ValueError, "seed must be from 0 to"),
         ({"repetitions": 10**20}, ValueError, "repetitions must be from 1 to 10000"),
         ({"repetitions": True}, TypeError, "repetitions must be an int or None, not bool"),

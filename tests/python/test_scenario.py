@@ -14,7 +14,8 @@ from libsched import Scenario, ScenarioError
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 # Every bundled scenario, and replays with [measured] figures of their own and from a data
 # file beside them.
-FILES = sorted((EXAMPLES / "scenarios").glob("*.toml")) + [
+FILES = [
+    *sorted((EXAMPLES / "scenarios").glob("*.toml")),
     EXAMPLES / "replays" / "seed002-pair-0-5.toml",
     EXAMPLES / "replays" / "seed000-6.18-n10.toml",
     EXAMPLES / "replays" / "k8s-pod-limits.toml",
@@ -147,8 +148,9 @@ def test_validate_returns_the_warnings_and_raises_the_errors() -> None:
         libsched.run(loud)
     typo = two()
     typo.set("tasks.b.nicee", 3)
-    with pytest.raises(ScenarioError, match='<Scenario two>: tasks\\[1\\].nicee: unknown key; '
-                       'did you mean "nice"'):
+    with pytest.raises(
+        ScenarioError, match='<Scenario two>: tasks\\[1\\].nicee: unknown key; did you mean "nice"'
+    ):
         typo.validate()
     with pytest.raises(ScenarioError, match="machine.hz: 123 is not a CONFIG_HZ choice"):
         two().with_values({"machine.hz": 123}).validate()
@@ -157,7 +159,9 @@ def test_validate_returns_the_warnings_and_raises_the_errors() -> None:
 def test_a_loaded_scenarios_errors_give_the_lines_of_its_file() -> None:
     text = TWO.replace("nice = 5", 'nice = "5"')
     line = text.splitlines().index('nice = "5"') + 1
-    with pytest.raises(ScenarioError, match=rf"tasks\[1\]\.nice: expected an integer.*\(line {line}\)"):
+    with pytest.raises(
+        ScenarioError, match=rf"tasks\[1\]\.nice: expected an integer.*\(line {line}\)"
+    ):
         Scenario.from_text(text).validate()
 
 
@@ -195,12 +199,21 @@ def test_get_of_a_cgroup_whose_name_has_a_slash() -> None:
 @pytest.mark.parametrize(
     ("path", "message"),
     [
-        ("tasks.c.nice", r"no 'tasks\.c\.nice': tasks has no entry named 'c'; its entries are "
-                         r"'a', 'b'$"),
-        ("tasks.bb", r"tasks has no entry named 'bb'; its entries are 'a', 'b'; did you mean "
-                     r"'b'\?"),
-        ("tasks.b.nicee", r"no 'tasks\.b\.nicee': tasks\.b has no key 'nicee'; it has 'name', "
-                          r"'nice'; did you mean 'nice'\?"),
+        (
+            "tasks.c.nice",
+            r"no 'tasks\.c\.nice': tasks has no entry named 'c'; its entries are "
+            r"'a', 'b'$",
+        ),
+        (
+            "tasks.bb",
+            r"tasks has no entry named 'bb'; its entries are 'a', 'b'; did you mean "
+            r"'b'\?",
+        ),
+        (
+            "tasks.b.nicee",
+            r"no 'tasks\.b\.nicee': tasks\.b has no key 'nicee'; it has 'name', "
+            r"'nice'; did you mean 'nice'\?",
+        ),
         ("tasks[2]", r"tasks has 2 entries, no index 2"),
         ("machine[0]", r"machine is a table: name its keys, not an index \(0\)"),
         ("tasks.b.nice.x", r"tasks\.b\.nice is 5, which has no field 'x'"),
@@ -215,8 +228,11 @@ def test_an_unknown_path_is_a_key_error_naming_what_is_there(path: str, message:
 def test_an_entry_without_names_is_indexed() -> None:
     sc = two().with_values({"tasks.a.renice": [{"at": "1s", "nice": 3}]})
     assert sc.get("tasks.a.renice[0].nice") == 3
-    with pytest.raises(KeyError, match=r"has no entry named 'x'; index its entries: "
-                                       r"tasks\.a\.renice\[0\]"):
+    with pytest.raises(
+        KeyError,
+        match=r"has no entry named 'x'; index its entries: "
+        r"tasks\.a\.renice\[0\]",
+    ):
         sc.get("tasks.a.renice.x")
 
 

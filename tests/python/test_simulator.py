@@ -162,7 +162,7 @@ def check_snapshot(sim: libsched.Simulator, by_deadline: bool) -> None:
             curr = tasks[q.curr]
             assert curr.state == "R" and curr.cpu == q.cpu and curr.on_rq
             assert q.curr not in in_tree  # the kernel keeps the running entity out of the tree
-            assert sorted(in_tree + [q.curr]) == sorted(t.name for t in queued)
+            assert sorted([*in_tree, q.curr]) == sorted(t.name for t in queued)
         else:
             assert in_tree == [t.name for t in queued] == []
         keys = [e.deadline if by_deadline else e.vruntime for e in q.entities]

@@ -34,7 +34,13 @@ def test_one_row_per_point_and_repetition_with_the_axes_and_the_figures() -> Non
     result = libsched.sweep(pair(), AXES, repetitions=2, jobs=1, progress=False)
     assert len(result) == 3 * 2 * 2 and not result.failures
     frame = result.to_pandas()
-    assert list(frame.columns[:5]) == ["point", "tasks.b.nice", "machine.kernel", "repetition", "seed"]
+    assert list(frame.columns[:5]) == [
+        "point",
+        "tasks.b.nice",
+        "machine.kernel",
+        "repetition",
+        "seed",
+    ]
     # The last axis counts fastest, as itertools.product does.
     assert list(frame["machine.kernel"][:4]) == ["5.15", "5.15", "6.6", "6.6"]
     assert list(frame["tasks.b.nice"][::4]) == [-2, 0, 2]
@@ -49,12 +55,14 @@ def test_one_row_per_point_and_repetition_with_the_axes_and_the_figures() -> Non
 
 
 def test_each_point_runs_as_a_scenario_of_its_own_with_a_seed_of_its_values() -> None:
-    result = libsched.sweep(pair(), {"tasks.b.nice": [5]}, repetitions=2, seed=7, jobs=1,
-                            progress=False)
+    result = libsched.sweep(
+        pair(), {"tasks.b.nice": [5]}, repetitions=2, seed=7, jobs=1, progress=False
+    )
     for row in result.rows:
         assert row["seed"] == point_seed(7, (5,), row["repetition"])
-        alone = libsched.run(pair().with_values({"tasks.b.nice": 5}), repetitions=1,
-                             seed=row["seed"])
+        alone = libsched.run(
+            pair().with_values({"tasks.b.nice": 5}), repetitions=1, seed=row["seed"]
+        )
         assert row["b.share"] == alone["summary"][1]["share"]
     assert result.rows[0]["seed"] != result.rows[1]["seed"]
 
@@ -77,9 +85,12 @@ def test_local_processes_give_the_table_of_one_process() -> None:
 def test_a_local_dask_cluster_gives_the_table_of_one_process() -> None:
     distributed = pytest.importorskip("distributed")
     one = libsched.sweep(pair(), AXES, jobs=1, progress=False)
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as cluster, distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         on_dask = libsched.sweep(pair(), AXES, client=client, batch_size=2, progress=False)
     assert on_dask.rows == one.rows
 
@@ -100,20 +111,25 @@ def test_an_axis_that_names_nothing_stops_the_sweep_before_it_runs() -> None:
 
 def test_an_unknown_figure_lists_the_known_ones() -> None:
     with pytest.raises(ValueError, match="no figure 'shares'.*share"):
-        libsched.sweep(pair(), {"tasks.b.nice": [1]}, figures=["shares"], jobs=1,
-                       progress=False)
+        libsched.sweep(pair(), {"tasks.b.nice": [1]}, figures=["shares"], jobs=1, progress=False)
 
 
 def test_latency_figures_by_their_dotted_names() -> None:
     sc = libsched.Scenario(
         length="300ms",
         machine={"kernel": "6.6", "cpus": 1},
-        tasks=[{"name": "hog"}, {"name": "p", "behaviour": {"type": "periodic", "run": "1ms",
-                                                             "period": "10ms"}}],
+        tasks=[
+            {"name": "hog"},
+            {"name": "p", "behaviour": {"type": "periodic", "run": "1ms", "period": "10ms"}},
+        ],
     )
-    result = libsched.sweep(sc, {"machine.kernel": ["5.15", "6.6"]},
-                            figures=["wakeup_latency.p99", "wakeup_latency.count"], jobs=1,
-                            progress=False)
+    result = libsched.sweep(
+        sc,
+        {"machine.kernel": ["5.15", "6.6"]},
+        figures=["wakeup_latency.p99", "wakeup_latency.count"],
+        jobs=1,
+        progress=False,
+    )
     for row in result.rows:
         assert row["p.wakeup_latency.count"] > 20
         assert row["p.wakeup_latency.p99"] > 0
@@ -138,8 +154,9 @@ def test_resuming_runs_only_the_points_not_in_the_table(tmp_path: Path, suffix: 
     out = tmp_path / f"table{suffix}"
     axes = {"tasks.b.nice": [0, 1], "machine.kernel": ["5.15", "6.10"]}
     full = libsched.sweep(pair(), axes, jobs=1, progress=False)
-    part = libsched.sweep(pair(), {"tasks.b.nice": [1], "machine.kernel": ["6.10"]}, jobs=1,
-                          out=out, progress=False)
+    part = libsched.sweep(
+        pair(), {"tasks.b.nice": [1], "machine.kernel": ["6.10"]}, jobs=1, out=out, progress=False
+    )
     assert len(part) == 1
     resumed = libsched.sweep(pair(), axes, jobs=1, out=out, resume=True, progress=False)
     assert resumed.to_pandas().equals(full.to_pandas())  # "6.10" came back as text
@@ -186,7 +203,10 @@ def test_a_sweep_file_runs_as_the_call_does(tmp_path: Path) -> None:
     from_file = libsched.sweep(scenario, jobs=1, progress=False, **options)
     axes = {"machine.kernel": ["5.15", "6.18"], "tasks.b.nice": [0, 1, 2]}  # paths sorted
     by_call = libsched.sweep(
-        pair("300ms").with_values({"machine": {"cpus": 1}}), axes, jobs=1, progress=False,
+        pair("300ms").with_values({"machine": {"cpus": 1}}),
+        axes,
+        jobs=1,
+        progress=False,
         figures=["share", "theory_share"],
     )
     assert [r["b.share"] for r in from_file.rows] == [r["b.share"] for r in by_call.rows]
@@ -197,9 +217,21 @@ def test_the_command_writes_the_table_and_reports_a_bad_point(tmp_path: Path) ->
     path.write_text(SWEEP_FILE.replace("{ from = 0, to = 2 }", "[0, 99]"))
     out = tmp_path / "table.csv"
     done = subprocess.run(
-        [sys.executable, "-m", "libsched", "sweep", str(path), "--jobs", "1", "--out", str(out),
-         "-q"],
-        capture_output=True, text=True, check=False,
+        [
+            sys.executable,
+            "-m",
+            "libsched",
+            "sweep",
+            str(path),
+            "--jobs",
+            "1",
+            "--out",
+            str(out),
+            "-q",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert done.returncode == 1, done.stderr
     assert "tasks.b.nice = 99" in done.stderr

@@ -14,9 +14,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "scenarios"
 
 
 def test_nice_0_against_nice_5_on_one_cpu() -> None:
-    shares = libsched.theory_text(
-        '[[tasks]]\nname = "a"\n[[tasks]]\nname = "b"\nnice = 5\n'
-    )
+    shares = libsched.theory_text('[[tasks]]\nname = "a"\n[[tasks]]\nname = "b"\nnice = 5\n')
     assert shares["tasks"]["a"] == pytest.approx(1024 / (1024 + 335), abs=1e-9)
     assert shares["tasks"]["b"] == pytest.approx(335 / (1024 + 335), abs=1e-9)
     assert shares["groups"] == {}

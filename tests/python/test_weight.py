@@ -24,7 +24,9 @@ def test_each_level_is_about_1_25_times_the_next(nice: int) -> None:
     # within 3%, allowing one unit of integer rounding for the small weights
     heavier = libsched.nice_to_weight(nice)
     lighter = libsched.nice_to_weight(nice + 1)
-    assert abs(heavier - Fraction(5, 4) * lighter) <= Fraction(3, 100) * Fraction(5, 4) * lighter + 1
+    assert (
+        abs(heavier - Fraction(5, 4) * lighter) <= Fraction(3, 100) * Fraction(5, 4) * lighter + 1
+    )
 
 
 def test_every_wmult_is_2_pow_32_over_weight() -> None:

@@ -41,6 +41,7 @@ QUIET_WAIT_S = 60.0
 #            session=None (inherit) | "new" (own setsid) | "shared" (one new session for
 #            all tasks marked shared), periodic=(run_us, sleep_us) or None)
 
+
 def T(group, **kw):
     d = dict(group=group, cpus=None, policy=None, prio=0, nice=0, session=None, periodic=None)
     d.update(kw)
@@ -48,89 +49,152 @@ def T(group, **kw):
 
 
 CASES = [
-    dict(id="1", name="one-cpu-equal-shares-1v3",
-         description="all tasks pinned to CPU 1; groups a and b, cpu.shares 1024 each; 1 burner in a, 3 in b",
-         groups=[("a", {"cpu.shares": 1024}), ("b", {"cpu.shares": 1024})],
-         tasks=[T("a", cpus=[1])] + [T("b", cpus=[1]) for _ in range(3)],
-         capacity_cpus=1.0),
-    dict(id="2", name="one-cpu-shares-2048v512",
-         description="all tasks pinned to CPU 1; group a cpu.shares 2048, group b 512; 1 burner each",
-         groups=[("a", {"cpu.shares": 2048}), ("b", {"cpu.shares": 512})],
-         tasks=[T("a", cpus=[1]), T("b", cpus=[1])],
-         capacity_cpus=1.0),
-    dict(id="3", name="one-cpu-nested",
-         description="all tasks pinned to CPU 1; P (1024) with children P/x (1024, 1 burner) and "
-                     "P/y (3072, 1 burner); sibling Q (1024, 1 burner)",
-         groups=[("P", {"cpu.shares": 1024}), ("P/x", {"cpu.shares": 1024}),
-                 ("P/y", {"cpu.shares": 3072}), ("Q", {"cpu.shares": 1024})],
-         tasks=[T("P/x", cpus=[1]), T("P/y", cpus=[1]), T("Q", cpus=[1])],
-         capacity_cpus=1.0),
-    dict(id="4", name="two-cpus-equal-shares-1v3-unpinned",
-         description="2 CPUs, no pinning; groups a (1 burner) and b (3 burners), cpu.shares 1024 each",
-         groups=[("a", {"cpu.shares": 1024}), ("b", {"cpu.shares": 1024})],
-         tasks=[T("a")] + [T("b") for _ in range(3)],
-         capacity_cpus=2.0),
-    dict(id="5", name="quota-50ms-per-100ms-2-burners",
-         description="2 CPUs, no pinning; group q with cpu.cfs_quota_us 50000, cpu.cfs_period_us 100000, 2 burners",
-         groups=[("q", {"cpu.cfs_period_us": 100000, "cpu.cfs_quota_us": 50000})],
-         tasks=[T("q") for _ in range(2)],
-         capacity_cpus=0.5),
-    dict(id="6a", name="quota-150ms-per-100ms-3-burners",
-         description="2 CPUs, no pinning; group q with cpu.cfs_quota_us 150000, cpu.cfs_period_us 100000, 3 burners",
-         groups=[("q", {"cpu.cfs_period_us": 100000, "cpu.cfs_quota_us": 150000})],
-         tasks=[T("q") for _ in range(3)],
-         capacity_cpus=1.5),
-    dict(id="6b", name="quota-150ms-per-100ms-burst-50ms-3-burners",
-         description="as 6a with cpu.cfs_burst_us 50000",
-         groups=[("q", {"cpu.cfs_period_us": 100000, "cpu.cfs_quota_us": 150000,
-                        "cpu.cfs_burst_us": 50000})],
-         tasks=[T("q") for _ in range(3)],
-         capacity_cpus=1.5),
-    dict(id="7", name="quota-1cpu-bursty-4-beside-unlimited-2",
-         description="2 CPUs, no pinning; group q (cpu.cfs_quota_us 100000, cpu.cfs_period_us 100000, "
-                     "cpu.shares 1024) with 4 periodic burners (burn 20 ms of CPU time, sleep 20 ms); "
-                     "group u (no quota, cpu.shares 1024) with 2 burners",
-         groups=[("q", {"cpu.shares": 1024, "cpu.cfs_period_us": 100000, "cpu.cfs_quota_us": 100000}),
-                 ("u", {"cpu.shares": 1024})],
-         tasks=[T("q", periodic=(20000, 20000)) for _ in range(4)] + [T("u") for _ in range(2)],
-         capacity_cpus=2.0),
-    dict(id="8", name="rt-fifo50-beside-fair-one-cpu",
-         description="root cpu cgroup, both pinned to CPU 1; one SCHED_FIFO priority 50 burner and one "
-                     "SCHED_OTHER nice 0 burner; schedstat of both sampled every 10 ms",
-         groups=[],
-         tasks=[T("", cpus=[1], policy="fifo", prio=50), T("", cpus=[1])],
-         capacity_cpus=1.0, sample_us=10000),
-    dict(id="9", name="rt-two-rr10-one-cpu",
-         description="root cpu cgroup, both pinned to CPU 1; two SCHED_RR priority 10 burners; "
-                     "schedstat of both sampled every 2 ms",
-         groups=[],
-         tasks=[T("", cpus=[1], policy="rr", prio=10), T("", cpus=[1], policy="rr", prio=10)],
-         capacity_cpus=0.95, sample_us=2000),   # RT tasks only: sched_rt_runtime_us / sched_rt_period_us
-    dict(id="10a", name="autogroup-on-separate-sessions-nice0-nice10",
-         description="root cpu cgroup, pinned to CPU 1, sched_autogroup_enabled 1; a nice 0 and a nice 10 "
-                     "burner, each in its own new session (setsid)",
-         groups=[], autogroup=1,
-         tasks=[T("", cpus=[1], session="new"), T("", cpus=[1], nice=10, session="new")],
-         capacity_cpus=1.0),
-    dict(id="10b", name="autogroup-on-same-session-nice0-nice10",
-         description="root cpu cgroup, pinned to CPU 1, sched_autogroup_enabled 1; a nice 0 and a nice 10 "
-                     "burner in one new session",
-         groups=[], autogroup=1,
-         tasks=[T("", cpus=[1], session="shared"), T("", cpus=[1], nice=10, session="shared")],
-         capacity_cpus=1.0),
-    dict(id="10c", name="autogroup-off-separate-sessions-nice0-nice10",
-         description="as 10a with sched_autogroup_enabled 0",
-         groups=[], autogroup=0,
-         tasks=[T("", cpus=[1], session="new"), T("", cpus=[1], nice=10, session="new")],
-         capacity_cpus=1.0),
-    dict(id="10d", name="autogroup-off-same-session-nice0-nice10",
-         description="as 10b with sched_autogroup_enabled 0",
-         groups=[], autogroup=0,
-         tasks=[T("", cpus=[1], session="shared"), T("", cpus=[1], nice=10, session="shared")],
-         capacity_cpus=1.0),
+    dict(
+        id="1",
+        name="one-cpu-equal-shares-1v3",
+        description="all tasks pinned to CPU 1; groups a and b, cpu.shares 1024 each; 1 burner in a, 3 in b",
+        groups=[("a", {"cpu.shares": 1024}), ("b", {"cpu.shares": 1024})],
+        tasks=[T("a", cpus=[1])] + [T("b", cpus=[1]) for _ in range(3)],
+        capacity_cpus=1.0,
+    ),
+    dict(
+        id="2",
+        name="one-cpu-shares-2048v512",
+        description="all tasks pinned to CPU 1; group a cpu.shares 2048, group b 512; 1 burner each",
+        groups=[("a", {"cpu.shares": 2048}), ("b", {"cpu.shares": 512})],
+        tasks=[T("a", cpus=[1]), T("b", cpus=[1])],
+        capacity_cpus=1.0,
+    ),
+    dict(
+        id="3",
+        name="one-cpu-nested",
+        description="all tasks pinned to CPU 1; P (1024) with children P/x (1024, 1 burner) and "
+        "P/y (3072, 1 burner); sibling Q (1024, 1 burner)",
+        groups=[
+            ("P", {"cpu.shares": 1024}),
+            ("P/x", {"cpu.shares": 1024}),
+            ("P/y", {"cpu.shares": 3072}),
+            ("Q", {"cpu.shares": 1024}),
+        ],
+        tasks=[T("P/x", cpus=[1]), T("P/y", cpus=[1]), T("Q", cpus=[1])],
+        capacity_cpus=1.0,
+    ),
+    dict(
+        id="4",
+        name="two-cpus-equal-shares-1v3-unpinned",
+        description="2 CPUs, no pinning; groups a (1 burner) and b (3 burners), cpu.shares 1024 each",
+        groups=[("a", {"cpu.shares": 1024}), ("b", {"cpu.shares": 1024})],
+        tasks=[T("a")] + [T("b") for _ in range(3)],
+        capacity_cpus=2.0,
+    ),
+    dict(
+        id="5",
+        name="quota-50ms-per-100ms-2-burners",
+        description="2 CPUs, no pinning; group q with cpu.cfs_quota_us 50000, cpu.cfs_period_us 100000, 2 burners",
+        groups=[("q", {"cpu.cfs_period_us": 100000, "cpu.cfs_quota_us": 50000})],
+        tasks=[T("q") for _ in range(2)],
+        capacity_cpus=0.5,
+    ),
+    dict(
+        id="6a",
+        name="quota-150ms-per-100ms-3-burners",
+        description="2 CPUs, no pinning; group q with cpu.cfs_quota_us 150000, cpu.cfs_period_us 100000, 3 burners",
+        groups=[("q", {"cpu.cfs_period_us": 100000, "cpu.cfs_quota_us": 150000})],
+        tasks=[T("q") for _ in range(3)],
+        capacity_cpus=1.5,
+    ),
+    dict(
+        id="6b",
+        name="quota-150ms-per-100ms-burst-50ms-3-burners",
+        description="as 6a with cpu.cfs_burst_us 50000",
+        groups=[
+            (
+                "q",
+                {
+                    "cpu.cfs_period_us": 100000,
+                    "cpu.cfs_quota_us": 150000,
+                    "cpu.cfs_burst_us": 50000,
+                },
+            )
+        ],
+        tasks=[T("q") for _ in range(3)],
+        capacity_cpus=1.5,
+    ),
+    dict(
+        id="7",
+        name="quota-1cpu-bursty-4-beside-unlimited-2",
+        description="2 CPUs, no pinning; group q (cpu.cfs_quota_us 100000, cpu.cfs_period_us 100000, "
+        "cpu.shares 1024) with 4 periodic burners (burn 20 ms of CPU time, sleep 20 ms); "
+        "group u (no quota, cpu.shares 1024) with 2 burners",
+        groups=[
+            ("q", {"cpu.shares": 1024, "cpu.cfs_period_us": 100000, "cpu.cfs_quota_us": 100000}),
+            ("u", {"cpu.shares": 1024}),
+        ],
+        tasks=[T("q", periodic=(20000, 20000)) for _ in range(4)] + [T("u") for _ in range(2)],
+        capacity_cpus=2.0,
+    ),
+    dict(
+        id="8",
+        name="rt-fifo50-beside-fair-one-cpu",
+        description="root cpu cgroup, both pinned to CPU 1; one SCHED_FIFO priority 50 burner and one "
+        "SCHED_OTHER nice 0 burner; schedstat of both sampled every 10 ms",
+        groups=[],
+        tasks=[T("", cpus=[1], policy="fifo", prio=50), T("", cpus=[1])],
+        capacity_cpus=1.0,
+        sample_us=10000,
+    ),
+    dict(
+        id="9",
+        name="rt-two-rr10-one-cpu",
+        description="root cpu cgroup, both pinned to CPU 1; two SCHED_RR priority 10 burners; "
+        "schedstat of both sampled every 2 ms",
+        groups=[],
+        tasks=[T("", cpus=[1], policy="rr", prio=10), T("", cpus=[1], policy="rr", prio=10)],
+        capacity_cpus=0.95,
+        sample_us=2000,
+    ),  # RT tasks only: sched_rt_runtime_us / sched_rt_period_us
+    dict(
+        id="10a",
+        name="autogroup-on-separate-sessions-nice0-nice10",
+        description="root cpu cgroup, pinned to CPU 1, sched_autogroup_enabled 1; a nice 0 and a nice 10 "
+        "burner, each in its own new session (setsid)",
+        groups=[],
+        autogroup=1,
+        tasks=[T("", cpus=[1], session="new"), T("", cpus=[1], nice=10, session="new")],
+        capacity_cpus=1.0,
+    ),
+    dict(
+        id="10b",
+        name="autogroup-on-same-session-nice0-nice10",
+        description="root cpu cgroup, pinned to CPU 1, sched_autogroup_enabled 1; a nice 0 and a nice 10 "
+        "burner in one new session",
+        groups=[],
+        autogroup=1,
+        tasks=[T("", cpus=[1], session="shared"), T("", cpus=[1], nice=10, session="shared")],
+        capacity_cpus=1.0,
+    ),
+    dict(
+        id="10c",
+        name="autogroup-off-separate-sessions-nice0-nice10",
+        description="as 10a with sched_autogroup_enabled 0",
+        groups=[],
+        autogroup=0,
+        tasks=[T("", cpus=[1], session="new"), T("", cpus=[1], nice=10, session="new")],
+        capacity_cpus=1.0,
+    ),
+    dict(
+        id="10d",
+        name="autogroup-off-same-session-nice0-nice10",
+        description="as 10b with sched_autogroup_enabled 0",
+        groups=[],
+        autogroup=0,
+        tasks=[T("", cpus=[1], session="shared"), T("", cpus=[1], nice=10, session="shared")],
+        capacity_cpus=1.0,
+    ),
 ]
 
 # ---------------------------------------------------------------- helpers
+
 
 def rd(path):
     with open(path) as f:
@@ -203,7 +267,9 @@ def median(xs):
     xs = [x for x in xs if x is not None]
     return statistics.median(xs) if xs else None
 
+
 # ---------------------------------------------------------------- one repetition
+
 
 class Rep:
     def __init__(self, case, burner, tmpdir, run_s, margin_s):
@@ -213,8 +279,8 @@ class Rep:
         self.run_s = run_s
         self.margin_s = margin_s
         self.top = None
-        self.created = []       # cgroup dirs, in creation order
-        self.pids = []          # burner pids, task order
+        self.created = []  # cgroup dirs, in creation order
+        self.pids = []  # burner pids, task order
         self.wfds = []
         self.alive = set()
         self.outputs = []
@@ -362,7 +428,8 @@ class Rep:
                         wr(os.path.join(d, k), v)
                 rec["group_settings_read_back"] = {
                     name: {k: int(rd(os.path.join(self.cg(name), k))) for k in settings}
-                    for name, settings in case["groups"]}
+                    for name, settings in case["groups"]
+                }
             pinned_all = all(t["cpus"] == [1] for t in case["tasks"])
             my_aff = os.sched_getaffinity(0)
             if pinned_all:
@@ -375,29 +442,41 @@ class Rep:
                 self.setup_task(pid, t)
             placement = []
             for pid in self.pids:
-                cgl = [l for l in rd(f"/proc/{pid}/cgroup").splitlines() if l.split(":")[1].split(",").count("cpu")]
+                cgl = [
+                    line
+                    for line in rd(f"/proc/{pid}/cgroup").splitlines()
+                    if line.split(":")[1].split(",").count("cpu")
+                ]
                 st = os.sched_getscheduler(pid)
-                placement.append({
-                    "cpu_cgroup": cgl[0].split(":", 2)[2] if cgl else None,
-                    "autogroup": try_read(f"/proc/{pid}/autogroup"),
-                    "session_is_own": os.getsid(pid) == pid,
-                    "sid_same_as_first_task": os.getsid(pid) == os.getsid(self.pids[0]),
-                    "affinity": sorted(os.sched_getaffinity(pid)),
-                    "policy": {os.SCHED_OTHER: "SCHED_OTHER", os.SCHED_FIFO: "SCHED_FIFO",
-                               os.SCHED_RR: "SCHED_RR"}.get(st, st),
-                    "nice": os.getpriority(os.PRIO_PROCESS, pid),
-                })
+                placement.append(
+                    {
+                        "cpu_cgroup": cgl[0].split(":", 2)[2] if cgl else None,
+                        "autogroup": try_read(f"/proc/{pid}/autogroup"),
+                        "session_is_own": os.getsid(pid) == pid,
+                        "sid_same_as_first_task": os.getsid(pid) == os.getsid(self.pids[0]),
+                        "affinity": sorted(os.sched_getaffinity(pid)),
+                        "policy": {
+                            os.SCHED_OTHER: "SCHED_OTHER",
+                            os.SCHED_FIFO: "SCHED_FIFO",
+                            os.SCHED_RR: "SCHED_RR",
+                        }.get(st, st),
+                        "nice": os.getpriority(os.PRIO_PROCESS, pid),
+                    }
+                )
             # cgroup names relative to the per-run top directory
             for p in placement:
                 if self.top and p["cpu_cgroup"]:
                     topname = "/" + os.path.basename(self.top)
                     if p["cpu_cgroup"].startswith(topname):
-                        p["cpu_cgroup"] = "<top>" + p["cpu_cgroup"][len(topname):]
+                        p["cpu_cgroup"] = "<top>" + p["cpu_cgroup"][len(topname) :]
             rec["placement"] = placement
             if case.get("policy_rr_interval") or any(t["policy"] == "rr" for t in case["tasks"]):
-                rec["rr_interval_ns"] = [int(os.sched_rr_get_interval(pid) * NS) for pid in self.pids]
-            stat_before = {name: kv_file(os.path.join(self.cg(name), "cpu.stat"))
-                           for name, _ in case["groups"]}
+                rec["rr_interval_ns"] = [
+                    int(os.sched_rr_get_interval(pid) * NS) for pid in self.pids
+                ]
+            stat_before = {
+                name: kv_file(os.path.join(self.cg(name), "cpu.stat")) for name, _ in case["groups"]
+            }
             busy_before = proc_stat_busy()
             while time.monotonic_ns() < start_ns:
                 time.sleep(min(0.05, max(0.0, (start_ns - time.monotonic_ns()) / NS)))
@@ -412,16 +491,20 @@ class Rep:
                 iv = case["sample_us"] / 1e6
                 nxt = time.monotonic()
                 while time.monotonic_ns() < deadline_ns:
-                    samples.append([time.monotonic_ns() - start_ns] + [schedstat_run(p) for p in self.pids])
+                    samples.append(
+                        [time.monotonic_ns() - start_ns] + [schedstat_run(p) for p in self.pids]
+                    )
                     nxt += iv
                     dt = nxt - time.monotonic()
                     if dt > 0:
                         time.sleep(dt)
+
                 def at(off):
                     for s in samples:
                         if s[0] >= off:
                             return s
                     return None
+
                 mid_a, mid_b = at(NS), at(int(self.run_s * NS) - NS)
             else:
                 time.sleep(max(0.0, (start_ns + NS - time.monotonic_ns()) / NS))
@@ -430,12 +513,13 @@ class Rep:
                 mid_b = [time.monotonic_ns() - start_ns] + [schedstat_run(p) for p in self.pids]
             self.reap(deadline_ns + 5 * NS)
             busy_after = proc_stat_busy()
-            stat_after = {name: kv_file(os.path.join(self.cg(name), "cpu.stat"))
-                          for name, _ in case["groups"]}
+            stat_after = {
+                name: kv_file(os.path.join(self.cg(name), "cpu.stat")) for name, _ in case["groups"]
+            }
             if pinned_all:
                 os.sched_setaffinity(0, my_aff)
             tasks = []
-            for i, (pid, t) in enumerate(zip(self.pids, case["tasks"])):
+            for i, (_pid, t) in enumerate(zip(self.pids, case["tasks"])):
                 try:
                     out = json.loads(rd(self.outputs[i]).strip().splitlines()[-1])
                 except (OSError, IndexError, ValueError):
@@ -451,24 +535,32 @@ class Rep:
             groups = {}
             names = [n for n, _ in case["groups"]] or ["/"]
             for name in names:
-                members = [x for x in tasks if x["group"] == name
-                           or (name != "/" and x["group"].startswith(name + "/"))]
-                g = {"n_tasks": len(members),
-                     "cpu_ns": sum(x.get("sum_exec_runtime_ns", 0) for x in members),
-                     "rusage_ns": sum(x.get("rusage_ns", 0) for x in members),
-                     "nr_migrations": sum(x.get("nr_migrations", 0) for x in members)}
+                members = [
+                    x
+                    for x in tasks
+                    if x["group"] == name or (name != "/" and x["group"].startswith(name + "/"))
+                ]
+                g = {
+                    "n_tasks": len(members),
+                    "cpu_ns": sum(x.get("sum_exec_runtime_ns", 0) for x in members),
+                    "rusage_ns": sum(x.get("rusage_ns", 0) for x in members),
+                    "nr_migrations": sum(x.get("nr_migrations", 0) for x in members),
+                }
                 if all("middle_window_run_ns" in x for x in members) and members:
                     g["middle_window_run_ns"] = sum(x["middle_window_run_ns"] for x in members)
                 if name in stat_after:
-                    g["cpu_stat_delta"] = {k: stat_after[name][k] - stat_before[name].get(k, 0)
-                                           for k in stat_after[name]}
+                    g["cpu_stat_delta"] = {
+                        k: stat_after[name][k] - stat_before[name].get(k, 0)
+                        for k in stat_after[name]
+                    }
                 groups[name] = g
             rec["groups"] = groups
             rec["run_ns"] = deadline_ns - go_ns
             rec["run_ns_rule"] = "from the driver's start write to the burners' common deadline"
             rec["total_cpu_ns"] = sum(x.get("sum_exec_runtime_ns", 0) for x in tasks)
             rec["proc_stat_busy_ns_per_cpu"] = {
-                k: (busy_after[k] - busy_before[k]) * NS // USER_HZ for k in busy_after}
+                k: (busy_after[k] - busy_before[k]) * NS // USER_HZ for k in busy_after
+            }
             if samples:
                 rec["sampling"] = analyse_samples(case, samples, self.run_s)
         finally:
@@ -480,8 +572,10 @@ def analyse_samples(case, samples, run_s):
     """reduce the dense schedstat samples to run segments"""
     n = len(samples[0]) - 1
     rows = [s for s in samples if all(v is not None for v in s[1:])]
-    out = {"n_samples": len(rows),
-           "sample_interval_median_ns": median([b[0] - a[0] for a, b in zip(rows, rows[1:])])}
+    out = {
+        "n_samples": len(rows),
+        "sample_interval_median_ns": median([b[0] - a[0] for a, b in zip(rows, rows[1:])]),
+    }
     # owner of each interval: the task whose run time grew most (-1: none grew).  The run
     # time of a task running on another CPU may only advance at ticks, so a gap with no
     # growth shorter than gap_ns is given to the segment around it.
@@ -509,25 +603,42 @@ def analyse_samples(case, samples, run_s):
         else:
             segs.append(list(r))
     out["gap_ns"] = gap_ns
-    out["segment_rule"] = ("consecutive sample intervals in which the same task's schedstat run time "
-                           "grew most; owner -1 = none grew for gap_ns or longer; the first and the last "
-                           "segment are left out of segments_per_owner")
+    out["segment_rule"] = (
+        "consecutive sample intervals in which the same task's schedstat run time "
+        "grew most; owner -1 = none grew for gap_ns or longer; the first and the last "
+        "segment are left out of segments_per_owner"
+    )
     per_task = {}
     for i in range(-1, n):
         lens = [s[2] - s[1] for s in segs[1:-1] if s[0] == i]
-        per_task[str(i)] = {"n_segments": len(lens), "median_ns": median(lens),
-                            "min_ns": min(lens) if lens else None, "max_ns": max(lens) if lens else None}
+        per_task[str(i)] = {
+            "n_segments": len(lens),
+            "median_ns": median(lens),
+            "min_ns": min(lens) if lens else None,
+            "max_ns": max(lens) if lens else None,
+        }
     out["segments_per_owner"] = per_task
-    out["segments"] = [{"owner": s[0], "start_ns": s[1], "len_ns": s[2] - s[1], "owner_run_ns": s[3]}
-                       for s in segs] if len(segs) <= 400 else None
+    out["segments"] = (
+        [
+            {"owner": s[0], "start_ns": s[1], "len_ns": s[2] - s[1], "owner_run_ns": s[3]}
+            for s in segs
+        ]
+        if len(segs) <= 400
+        else None
+    )
     # per-second run time of every task
     buckets = []
     for sec in range(int(run_s)):
         lo, hi = sec * NS, (sec + 1) * NS
         inside = [s for s in rows if lo <= s[0] <= hi]
         if len(inside) >= 2:
-            buckets.append({"second": sec, "span_ns": inside[-1][0] - inside[0][0],
-                            "run_ns": [inside[-1][i + 1] - inside[0][i + 1] for i in range(n)]})
+            buckets.append(
+                {
+                    "second": sec,
+                    "span_ns": inside[-1][0] - inside[0][0],
+                    "run_ns": [inside[-1][i + 1] - inside[0][i + 1] for i in range(n)],
+                }
+            )
     out["per_second"] = buckets
     # runs of the non-first tasks: intervals in which each grew at all (for RT beside fair)
     bursts = {}
@@ -547,43 +658,66 @@ def analyse_samples(case, samples, run_s):
                 cur = None
         if cur is not None:
             bl.append(cur)
-        bursts[str(i)] = {"n": len(bl),
-                          "list": [{"start_ns": x[0], "len_ns": x[1] - x[0], "run_ns": x[2]} for x in bl]
-                          if len(bl) <= 200 else None}
+        bursts[str(i)] = {
+            "n": len(bl),
+            "list": [{"start_ns": x[0], "len_ns": x[1] - x[0], "run_ns": x[2]} for x in bl]
+            if len(bl) <= 200
+            else None,
+        }
     out["growth_runs"] = bursts
     return out
 
+
 # ---------------------------------------------------------------- case loop
+
 
 def summarise(case, reps):
     s = {}
     names = list(reps[0]["groups"].keys())
     for name in names:
-        g = {"cpu_ns": median([r["groups"][name]["cpu_ns"] for r in reps]),
-             "share_of_measured_total": median([r["groups"][name]["cpu_ns"] / r["total_cpu_ns"]
-                                                for r in reps if r["total_cpu_ns"]]),
-             "cpus": median([r["groups"][name]["cpu_ns"] / r["run_ns"] for r in reps]),
-             "nr_migrations": median([r["groups"][name]["nr_migrations"] for r in reps])}
+        g = {
+            "cpu_ns": median([r["groups"][name]["cpu_ns"] for r in reps]),
+            "share_of_measured_total": median(
+                [r["groups"][name]["cpu_ns"] / r["total_cpu_ns"] for r in reps if r["total_cpu_ns"]]
+            ),
+            "cpus": median([r["groups"][name]["cpu_ns"] / r["run_ns"] for r in reps]),
+            "nr_migrations": median([r["groups"][name]["nr_migrations"] for r in reps]),
+        }
         if all("middle_window_run_ns" in r["groups"][name] for r in reps):
-            g["middle_window_share_of_measured_total"] = median([
-                r["groups"][name]["middle_window_run_ns"]
-                / sum(r["groups"][m]["middle_window_run_ns"] for m in names) for r in reps])
+            g["middle_window_share_of_measured_total"] = median(
+                [
+                    r["groups"][name]["middle_window_run_ns"]
+                    / sum(r["groups"][m]["middle_window_run_ns"] for m in names)
+                    for r in reps
+                ]
+            )
         if "cpu_stat_delta" in reps[0]["groups"][name]:
-            g["cpu_stat_delta"] = {k: median([r["groups"][name]["cpu_stat_delta"][k] for r in reps])
-                                   for k in reps[0]["groups"][name]["cpu_stat_delta"]}
+            g["cpu_stat_delta"] = {
+                k: median([r["groups"][name]["cpu_stat_delta"][k] for r in reps])
+                for k in reps[0]["groups"][name]["cpu_stat_delta"]
+            }
         s[name] = g
     tasks = []
     for i in range(len(case["tasks"])):
-        tasks.append({"task_index": i,
-                      "cpu_ns": median([r["tasks"][i].get("sum_exec_runtime_ns") for r in reps]),
-                      "share_of_measured_total": median([r["tasks"][i].get("sum_exec_runtime_ns", 0)
-                                                         / r["total_cpu_ns"] for r in reps]),
-                      "nr_migrations": median([r["tasks"][i].get("nr_migrations") for r in reps]),
-                      "nr_involuntary_switches": median([r["tasks"][i].get("nr_involuntary_switches")
-                                                         for r in reps])})
-    return {"groups": s, "tasks": tasks,
-            "total_cpu_ns": median([r["total_cpu_ns"] for r in reps]),
-            "run_ns": median([r["run_ns"] for r in reps])}
+        tasks.append(
+            {
+                "task_index": i,
+                "cpu_ns": median([r["tasks"][i].get("sum_exec_runtime_ns") for r in reps]),
+                "share_of_measured_total": median(
+                    [r["tasks"][i].get("sum_exec_runtime_ns", 0) / r["total_cpu_ns"] for r in reps]
+                ),
+                "nr_migrations": median([r["tasks"][i].get("nr_migrations") for r in reps]),
+                "nr_involuntary_switches": median(
+                    [r["tasks"][i].get("nr_involuntary_switches") for r in reps]
+                ),
+            }
+        )
+    return {
+        "groups": s,
+        "tasks": tasks,
+        "total_cpu_ns": median([r["total_cpu_ns"] for r in reps]),
+        "run_ns": median([r["run_ns"] for r in reps]),
+    }
 
 
 def run_rep(case, burner, run_s, margin_s, quiet_wait_s=QUIET_WAIT_S):
@@ -602,7 +736,9 @@ def run_rep(case, burner, run_s, margin_s, quiet_wait_s=QUIET_WAIT_S):
                 break
             waited += 1.0
         load_before = rd("/proc/loadavg").strip()
-        top = subprocess.run(["top", "-bn1"], capture_output=True, text=True).stdout.splitlines()[:15]
+        top = subprocess.run(["top", "-bn1"], capture_output=True, text=True).stdout.splitlines()[
+            :15
+        ]
         print("\n".join(top), flush=True)
         rec = Rep(case, burner, tmp, run_s, margin_s).run()
         rec["loadavg_before"] = load_before
@@ -625,32 +761,54 @@ def competed(case, rec, tol):
 
 
 def host_info():
-    info = {"kernel_release": platform.release(), "hz": kernel_hz(), "cpus": os.cpu_count(),
-            "user_hz": USER_HZ}
-    for k in ["sched_rt_runtime_us", "sched_rt_period_us", "sched_rr_timeslice_ms",
-              "sched_autogroup_enabled"]:
+    info = {
+        "kernel_release": platform.release(),
+        "hz": kernel_hz(),
+        "cpus": os.cpu_count(),
+        "user_hz": USER_HZ,
+    }
+    for k in [
+        "sched_rt_runtime_us",
+        "sched_rt_period_us",
+        "sched_rr_timeslice_ms",
+        "sched_autogroup_enabled",
+    ]:
         info[k] = try_read(f"/proc/sys/kernel/{k}")
     for k in ["cpu.rt_runtime_us", "cpu.rt_period_us", "cpu.shares"]:
         info["root_" + k] = try_read(os.path.join(CPU_ROOT, k))
     for c in range(os.cpu_count()):
         for k in ["runtime", "period"]:
-            info[f"fair_server_cpu{c}_{k}"] = try_read(f"/sys/kernel/debug/sched/fair_server/cpu{c}/{k}")
+            info[f"fair_server_cpu{c}_{k}"] = try_read(
+                f"/sys/kernel/debug/sched/fair_server/cpu{c}/{k}"
+            )
     return info
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--out", required=True)
     ap.add_argument("--cases", default=",".join(c["id"] for c in CASES))
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--run-s", type=float, default=10.0)
-    ap.add_argument("--margin-s", type=float, default=0.5, help="setup time before the burners start")
-    ap.add_argument("--tolerance", type=float, default=0.03,
-                    help="a repetition whose burners got less than (1-tol) of the CPUs they could use "
-                         "is set aside and re-run later")
+    ap.add_argument(
+        "--margin-s", type=float, default=0.5, help="setup time before the burners start"
+    )
+    ap.add_argument(
+        "--tolerance",
+        type=float,
+        default=0.03,
+        help="a repetition whose burners got less than (1-tol) of the CPUs they could use "
+        "is set aside and re-run later",
+    )
     ap.add_argument("--max-extra", type=int, default=3, help="re-runs per case at most")
-    ap.add_argument("--quiet-wait-s", type=float, default=QUIET_WAIT_S,
-                    help="before each repetition, wait at most this long for a quiet second")
+    ap.add_argument(
+        "--quiet-wait-s",
+        type=float,
+        default=QUIET_WAIT_S,
+        help="before each repetition, wait at most this long for a quiet second",
+    )
     a = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("needs root")
@@ -661,11 +819,17 @@ def main():
     burner = os.path.join(tmpb, "burner")
     ag0 = rd(AUTOGROUP_SYSCTL).strip()
     try:
-        subprocess.run(["gcc", "-O2", "-Wall", "-o", burner, os.path.join(HERE, "burner.c")], check=True)
-        result = {"about": "CPU time of busy-loop processes in cgroup v1 cpu groups, under CFS bandwidth, "
-                           "RT policies and autogroup, measured on a real host; each process reports its "
-                           "own figures at exit (tools/host-measure). Figures only.",
-                  "host": host_info(), "run_s": a.run_s, "cases": []}
+        subprocess.run(
+            ["gcc", "-O2", "-Wall", "-o", burner, os.path.join(HERE, "burner.c")], check=True
+        )
+        result = {
+            "about": "CPU time of busy-loop processes in cgroup v1 cpu groups, under CFS bandwidth, "
+            "RT policies and autogroup, measured on a real host; each process reports its "
+            "own figures at exit (tools/host-measure). Figures only.",
+            "host": host_info(),
+            "run_s": a.run_s,
+            "cases": [],
+        }
         good, bad = {}, {}
         for c in cases:
             good[c["id"]], bad[c["id"]] = [], []
@@ -673,8 +837,12 @@ def main():
                 print(f"== case {c['id']} rep {r + 1}", flush=True)
                 rec = run_rep(c, burner, a.run_s, a.margin_s, a.quiet_wait_s)
                 (bad if competed(c, rec, a.tolerance) else good)[c["id"]].append(rec)
-                print(json.dumps({k: v for k, v in rec.items() if k in ("groups", "total_cpu_ns", "run_ns")}),
-                      flush=True)
+                print(
+                    json.dumps(
+                        {k: v for k, v in rec.items() if k in ("groups", "total_cpu_ns", "run_ns")}
+                    ),
+                    flush=True,
+                )
         # re-run set-aside repetitions later
         for c in cases:
             extra = 0
@@ -686,24 +854,30 @@ def main():
         for c in cases:
             reps = good[c["id"]]
             flagged = False
-            if len(reps) < a.reps:   # not enough quiet runs: keep the best of the rest, marked
+            if len(reps) < a.reps:  # not enough quiet runs: keep the best of the rest, marked
                 rest = sorted(bad[c["id"]], key=lambda r: -r["total_cpu_ns"])
-                for r in rest[:a.reps - len(reps)]:
+                for r in rest[: a.reps - len(reps)]:
                     r["competition_seen"] = True
                     reps.append(r)
                     bad[c["id"]].remove(r)
                 flagged = True
             cfg = {k: c[k] for k in ("description", "groups", "tasks")}
             cfg["groups"] = [{"name": n, "settings": s} for n, s in c["groups"]]
-            entry = {"id": c["id"], "name": c["name"], "config": cfg,
-                     "capacity_cpus_usable": c["capacity_cpus"],
-                     "repetitions": reps,
-                     "medians": summarise(c, reps),
-                     "set_aside_repetitions": bad[c["id"]],
-                     "set_aside_rule": f"total CPU time of the burners below {1 - a.tolerance:.2f} x "
-                                       f"capacity_cpus_usable x run length"}
+            entry = {
+                "id": c["id"],
+                "name": c["name"],
+                "config": cfg,
+                "capacity_cpus_usable": c["capacity_cpus"],
+                "repetitions": reps,
+                "medians": summarise(c, reps),
+                "set_aside_repetitions": bad[c["id"]],
+                "set_aside_rule": f"total CPU time of the burners below {1 - a.tolerance:.2f} x "
+                f"capacity_cpus_usable x run length",
+            }
             if flagged:
-                entry["note"] = "fewer quiet repetitions than asked; some repetitions kept have competition_seen"
+                entry["note"] = (
+                    "fewer quiet repetitions than asked; some repetitions kept have competition_seen"
+                )
             result["cases"].append(entry)
         result["host"]["sched_autogroup_enabled_at_end"] = rd(AUTOGROUP_SYSCTL).strip()
         with open(a.out, "w") as f:

@@ -67,7 +67,9 @@ def _jiffies() -> Optional[int]:
     return None
 
 
-def kernel_hz(config: Optional[dict[str, str]], config_source: Optional[str]) -> tuple[Optional[int], str]:
+def kernel_hz(
+    config: Optional[dict[str, str]], config_source: Optional[str]
+) -> tuple[Optional[int], str]:
     """CONFIG_HZ and how it was found: the kernel configuration, or the jiffies counter of
     /proc/timer_list over 200 ms of CLOCK_MONOTONIC, rounded to the nearest HZ choice."""
     if config and "CONFIG_HZ" in config:
@@ -79,7 +81,9 @@ def kernel_hz(config: Optional[dict[str, str]], config_source: Optional[str]) ->
     j1, t1 = _jiffies(), time.clock_gettime_ns(time.CLOCK_MONOTONIC)
     assert j1 is not None
     rate = (j1 - j0) * 1e9 / (t1 - t0)
-    return min(HZ_CHOICES, key=lambda hz: abs(hz - rate)), "jiffies of /proc/timer_list over CLOCK_MONOTONIC"
+    return min(
+        HZ_CHOICES, key=lambda hz: abs(hz - rate)
+    ), "jiffies of /proc/timer_list over CLOCK_MONOTONIC"
 
 
 def online_cpus() -> list[int]:
@@ -171,7 +175,9 @@ def debugfs_features() -> tuple[Optional[dict[str, bool]], Optional[str]]:
             words = f.read().split()
     except OSError as err:
         return None, os.strerror(err.errno or errno.EIO)
-    return {w[3:].lower() if w.startswith("NO_") else w.lower(): not w.startswith("NO_") for w in words}, None
+    return {
+        w[3:].lower() if w.startswith("NO_") else w.lower(): not w.startswith("NO_") for w in words
+    }, None
 
 
 @dataclass
@@ -227,7 +233,9 @@ class Host:
             "tick_nsec": None if hz is None else (1_000_000_000 + hz // 2) // hz,
             "sched_rt_period_us": self.sysctl("sched_rt_period_us"),
             "sched_rt_runtime_us": runtime,
-            "sched_rr_timeslice_jiffies": None if rr_ms is None or hz is None else -(-rr_ms * hz // 1000),
+            "sched_rr_timeslice_jiffies": None
+            if rr_ms is None or hz is None
+            else -(-rr_ms * hz // 1000),
             "rt_group_sched": self.config_flag("CONFIG_RT_GROUP_SCHED"),
         }
         self.unreadable["factor"] = "the kernel does not show sysctl_sched_tunable_scaling's factor"

@@ -716,7 +716,7 @@ def _traced_run(scenario: str, seed: Optional[int]) -> dict[str, Any]:
         )
         output, errors = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(output), contextlib.redirect_stderr(errors):
-            status = _core.run.cli_main(args + [scenario])
+            status = _core.run.cli_main([*args, scenario])
         if status != 0:
             raise ValueError(f"the traced run failed: {errors.getvalue().strip()}")
         return read_trace(trace)

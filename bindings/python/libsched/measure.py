@@ -66,69 +66,133 @@ def _check(plan: dict[str, Any], host: _host.Host) -> None:
     """Refusals (MeasureError) and warnings for what the host cannot do as asked."""
     m = plan["machine"]
     if m["cpus"] > len(host.online):
-        raise MeasureError("machine.cpus", f"the scenario has {m['cpus']} CPUs, the host {len(host.online)} online")
+        raise MeasureError(
+            "machine.cpus", f"the scenario has {m['cpus']} CPUs, the host {len(host.online)} online"
+        )
     host_places = _topology_places(host.topology, m["cpus"])
     if m["topology"] is not None and _topology_places(m["topology"], m["cpus"]) != host_places:
-        raise MeasureError("machine.topology", "is not the host's (libsched measure --host prints the host's)")
+        raise MeasureError(
+            "machine.topology", "is not the host's (libsched measure --host prints the host's)"
+        )
     if m["topology"] is None and _topology_places(m["default_topology"], m["cpus"]) != host_places:
-        _warn("machine.topology", "unset (cores without SMT, one LLC), but the host's CPUs differ; measured on the host's")
+        _warn(
+            "machine.topology",
+            "unset (cores without SMT, one LLC), but the host's CPUs differ; measured on the "
+            "host's",
+        )
     if m["cpus"] < len(host.online):
-        _warn("machine.cpus", f"{m['cpus']} of the host's {len(host.online)} online CPUs: the tasks are held to CPUs 0-{m['cpus'] - 1}")
+        _warn(
+            "machine.cpus",
+            f"{m['cpus']} of the host's {len(host.online)} online CPUs: the tasks are held to "
+            f"CPUs 0-{m['cpus'] - 1}",
+        )
     series = f"{host.series[0]}.{host.series[1]}"
     if m["kernel"].split(".")[:2] != series.split("."):
         _warn("machine.kernel", f"the scenario models {m['kernel']}, the host runs {series}")
     if host.hz is not None and m["hz"] != host.hz:
         _warn("machine.hz", f"the scenario has HZ {m['hz']}, the host {host.hz}")
-    for key in ("base_slice_ns", "latency_ns", "min_granularity_ns", "wakeup_granularity_ns",
-                "sched_rt_runtime", "sched_rt_period", "sched_rr_timeslice",
-                "fair_server_runtime", "fair_server_period"):
+    for key in (
+        "base_slice_ns",
+        "latency_ns",
+        "min_granularity_ns",
+        "wakeup_granularity_ns",
+        "sched_rt_runtime",
+        "sched_rt_period",
+        "sched_rr_timeslice",
+        "fair_server_runtime",
+        "fair_server_period",
+    ):
         if m[key] is not None:
-            _warn(f"machine.{key.removesuffix('_ns')}", "set in the scenario; the host's own value is measured")
+            _warn(
+                f"machine.{key.removesuffix('_ns')}",
+                "set in the scenario; the host's own value is measured",
+            )
     if m["features"]:
         _warn("machine.features", "set in the scenario; the host's own features are measured")
     if plan["cgroups"]:
         if host.cgroup is None:
             raise MeasureError("cgroups", "the host has no cpu controller mounted")
         if not os.access(host.cgroup.path, os.W_OK):
-            raise MeasureError("cgroups", f"creating cpu cgroups needs write access to {host.cgroup.path}")
+            raise MeasureError(
+                "cgroups", f"creating cpu cgroups needs write access to {host.cgroup.path}"
+            )
         if m["cgroup_version"] != host.cgroup.version:
-            _warn("machine.cgroup_version", f"{m['cgroup_version']}, the host's cpu controller is on v{host.cgroup.version}; the groups get the same shares there")
+            _warn(
+                "machine.cgroup_version",
+                f"{m['cgroup_version']}, the host's cpu controller is on v{host.cgroup.version}; "
+                "the groups get the same shares there",
+            )
     uses_sessions = any(t["session"] and not t["cgroup"] for t in plan["tasks"])
     if uses_sessions and host.autogroup is None:
-        raise MeasureError("tasks.session", "the host kernel has no autogroup (CONFIG_SCHED_AUTOGROUP)")
-    if uses_sessions and host.autogroup != int(m["autogroup"]) and not os.access(
-        os.path.join(_host.PROC_SYS_KERNEL, "sched_autogroup_enabled"), os.W_OK
+        raise MeasureError(
+            "tasks.session", "the host kernel has no autogroup (CONFIG_SCHED_AUTOGROUP)"
+        )
+    if (
+        uses_sessions
+        and host.autogroup != int(m["autogroup"])
+        and not os.access(os.path.join(_host.PROC_SYS_KERNEL, "sched_autogroup_enabled"), os.W_OK)
     ):
-        raise MeasureError("machine.autogroup", "setting sched_autogroup_enabled needs write access to it (root)")
-    if uses_sessions and m["autogroup"] and any(not t["session"] and not t["cgroup"] for t in plan["tasks"]):
-        _warn("tasks.session", "tasks without a session run in the measuring process's session (its autogroup), not the root group")
+        raise MeasureError(
+            "machine.autogroup", "setting sched_autogroup_enabled needs write access to it (root)"
+        )
+    if (
+        uses_sessions
+        and m["autogroup"]
+        and any(not t["session"] and not t["cgroup"] for t in plan["tasks"])
+    ):
+        _warn(
+            "tasks.session",
+            "tasks without a session run in the measuring process's session (its autogroup), not "
+            "the root group",
+        )
     priv = host.privileges
     own_nice = os.getpriority(os.PRIO_PROCESS, 0)
     for i, t in enumerate(plan["tasks"]):
         where = f"tasks[{i}]"
         if t["slice"] is not None:
-            raise MeasureError(f"{where}.slice", "a requested slice (sched_setattr) is not measured")
+            raise MeasureError(
+                f"{where}.slice", "a requested slice (sched_setattr) is not measured"
+            )
         if t["policy"] in ("fifo", "rr") and not priv.can_rt(t["rt_priority"]):
             raise MeasureError(
                 f"{where}.policy",
                 f"SCHED_{t['policy'].upper()} priority {t['rt_priority']} needs CAP_SYS_NICE or "
                 f"RLIMIT_RTPRIO >= {t['rt_priority']} (it is {priv.rlimit_rtprio})",
             )
-        if t["policy"] in ("fifo", "rr") and t["cgroup"] and host.config_flag("CONFIG_RT_GROUP_SCHED"):
-            raise MeasureError(f"{where}.cgroup", "an RT task in a cgroup needs the group's RT runtime, which a scenario does not set")
+        if (
+            t["policy"] in ("fifo", "rr")
+            and t["cgroup"]
+            and host.config_flag("CONFIG_RT_GROUP_SCHED")
+        ):
+            raise MeasureError(
+                f"{where}.cgroup",
+                "an RT task in a cgroup needs the group's RT runtime, which a scenario does not "
+                "set",
+            )
         steps = [(f"{where}.nice", t["nice_clamped"])] + [
-            (f"{where}.renice[{j}]", max(-20, min(19, r["nice"]))) for j, r in enumerate(t["renice"])
+            (f"{where}.renice[{j}]", max(-20, min(19, r["nice"])))
+            for j, r in enumerate(t["renice"])
         ]
         current = own_nice
         for name, nice in steps:
             if nice < current and not priv.can_nice(nice):
-                raise MeasureError(name, f"nice {nice} below {current} needs CAP_SYS_NICE or RLIMIT_NICE >= {20 - nice} (it is {priv.rlimit_nice})")
+                raise MeasureError(
+                    name,
+                    f"nice {nice} below {current} needs CAP_SYS_NICE or "
+                    f"RLIMIT_NICE >= {20 - nice} (it is {priv.rlimit_nice})",
+                )
             current = nice
         if t["system_share"] > 0:
-            _warn(f"{where}.system_share", "the worker makes almost no system calls; its system time is what it is")
+            _warn(
+                f"{where}.system_share",
+                "the worker makes almost no system calls; its system time is what it is",
+            )
     for name, nice in plan["sessions"].items():
         if nice < 0 and not priv.can_nice(nice):
-            raise MeasureError(f"sessions.{name}.nice", f"autogroup nice {nice} needs CAP_SYS_NICE or RLIMIT_NICE >= {20 - nice}")
+            raise MeasureError(
+                f"sessions.{name}.nice",
+                f"autogroup nice {nice} needs CAP_SYS_NICE or RLIMIT_NICE >= {20 - nice}",
+            )
 
 
 # --- one repetition -----------------------------------------------------------------------
@@ -155,7 +219,9 @@ def _prctl_pdeathsig() -> None:
         pass
 
 
-def _spawn(argvs: list[list[str]], new_session: bool) -> tuple[int, int, list[tuple[int, int, int]]]:
+def _spawn(
+    argvs: list[list[str]], new_session: bool
+) -> tuple[int, int, list[tuple[int, int, int]]]:
     """Start the workers argvs in one process group led by a small holder (in a new session
     when asked: setsid gives the session its autogroup); returns the holder's pid, the
     descriptor whose closing lets it reap its workers and exit, and each worker's (pid,
@@ -258,12 +324,21 @@ def _cpu_times(host_cpus: list[int]) -> dict[int, tuple[int, int]]:
     return out
 
 
-_CPU_STAT_KEYS = {"nr_periods": 1, "nr_throttled": 1, "throttled_time": 1, "throttled_usec": 1000,
-                  "nr_bursts": 1, "burst_time": 1, "burst_usec": 1000}
+_CPU_STAT_KEYS = {
+    "nr_periods": 1,
+    "nr_throttled": 1,
+    "throttled_time": 1,
+    "throttled_usec": 1000,
+    "nr_bursts": 1,
+    "burst_time": 1,
+    "burst_usec": 1000,
+}
 
 
 def _cpu_stat(path: str) -> dict[str, int]:
-    out = dict.fromkeys(("nr_periods", "nr_throttled", "throttled_time", "nr_bursts", "burst_time"), 0)
+    out = dict.fromkeys(
+        ("nr_periods", "nr_throttled", "throttled_time", "nr_bursts", "burst_time"), 0
+    )
     for line in (_host.read_text(os.path.join(path, "cpu.stat")) or "").splitlines():
         key, _, value = line.partition(" ")
         if key in _CPU_STAT_KEYS:
@@ -297,7 +372,10 @@ class _Cgroups:
             self._mkdir(path)
             if v2:
                 # cpu.weight from tg->shares, as sched_weight_to_cgroup() reads it back.
-                _write(os.path.join(path, "cpu.weight"), str(max(1, min(10000, (g["shares"] * 100 + 512) // 1024))))
+                _write(
+                    os.path.join(path, "cpu.weight"),
+                    str(max(1, min(10000, (g["shares"] * 100 + 512) // 1024))),
+                )
             else:
                 _write(os.path.join(path, "cpu.shares"), str(g["shares"]))
             if g["quota"] is not None:
@@ -308,7 +386,10 @@ class _Cgroups:
                     _write(os.path.join(path, "cpu.cfs_period_us"), str(period_us))
                     _write(os.path.join(path, "cpu.cfs_quota_us"), str(g["quota"] // 1000))
             if g["burst"]:
-                _write(os.path.join(path, "cpu.max.burst" if v2 else "cpu.cfs_burst_us"), str(g["burst"] // 1000))
+                _write(
+                    os.path.join(path, "cpu.max.burst" if v2 else "cpu.cfs_burst_us"),
+                    str(g["burst"] // 1000),
+                )
             if g["idle"]:
                 _write(os.path.join(path, "cpu.idle"), "1")
 
@@ -348,16 +429,16 @@ def _worker_argv(plan: dict[str, Any], task: dict[str, Any], start: int, seed: i
     b = task["behaviour"]
     argv = [WORKER, str(start), str(stop), str(plan["window_start"]), str(plan["window_end"])]
     if b["type"] == "burner":
-        return argv + ["burner"]
+        return [*argv, "burner"]
     if b["type"] == "periodic":
         if b["period"] is not None:
-            return argv + ["timer", str(b["run"]), str(b["period"])]
-        return argv + ["periodic", str(b["run"]), str(b["sleep"])]
+            return [*argv, "timer", str(b["run"]), str(b["period"])]
+        return [*argv, "periodic", str(b["run"]), str(b["sleep"])]
 
     def dist(d: dict[str, Any]) -> str:
         return f"uniform:{d['a']}:{d['b']}" if d["kind"] == "uniform" else f"{d['kind']}:{d['a']}"
 
-    return argv + ["random", str(seed), dist(b["run_dist"]), dist(b["sleep_dist"])]
+    return [*argv, "random", str(seed), dist(b["run_dist"]), dist(b["sleep_dist"])]
 
 
 class _Run:
@@ -404,7 +485,9 @@ class _Run:
                 by_session.setdefault(t["session"], []).append((w, _worker_argv(plan, t, at, seed)))
                 self.workers.append(w)
         for session, members in by_session.items():
-            holder, release, started = _spawn([argv for _, argv in members], new_session=bool(session))
+            holder, release, started = _spawn(
+                [argv for _, argv in members], new_session=bool(session)
+            )
             self.holders.append((holder, release))
             for (w, _), (pid, stdin, stdout) in zip(members, started):
                 w.pid, w.stdin, w.stdout = pid, stdin, stdout
@@ -416,8 +499,13 @@ class _Run:
         if t["cgroup"] and self.cgroups:
             _write(os.path.join(self.cgroups.path(t["cgroup"]), "cgroup.procs"), str(w.pid))
         os.sched_setaffinity(w.pid, self.host_cpus(t["cpus"]))
-        policy = {"normal": os.SCHED_OTHER, "batch": os.SCHED_BATCH, "idle": os.SCHED_IDLE,
-                  "fifo": os.SCHED_FIFO, "rr": os.SCHED_RR}[t["policy"]]
+        policy = {
+            "normal": os.SCHED_OTHER,
+            "batch": os.SCHED_BATCH,
+            "idle": os.SCHED_IDLE,
+            "fifo": os.SCHED_FIFO,
+            "rr": os.SCHED_RR,
+        }[t["policy"]]
         os.sched_setscheduler(w.pid, policy, os.sched_param(t["rt_priority"]))
         os.setpriority(os.PRIO_PROCESS, w.pid, w.nice)
         if t["session"]:
@@ -456,7 +544,11 @@ class _Run:
     def group_stats(self) -> dict[str, dict[str, int]]:
         if not self.cgroups:
             return {}
-        return {g["name"]: _cpu_stat(self.cgroups.path(g["name"])) for g in self.plan["cgroups"] if g["quota"] is not None}
+        return {
+            g["name"]: _cpu_stat(self.cgroups.path(g["name"]))
+            for g in self.plan["cgroups"]
+            if g["quota"] is not None
+        }
 
     def run(self) -> dict[str, Any]:
         self.cpu_samples: dict[str, dict[int, tuple[int, int]]] = {}
@@ -492,7 +584,9 @@ class _Run:
                     w.report = json.loads(text) if text else None
         for w in self.workers:
             if w.report is None:
-                raise RuntimeError(f"libsched.measure: worker {w.name} (pid {w.pid}) did not report")
+                raise RuntimeError(
+                    f"libsched.measure: worker {w.name} (pid {w.pid}) did not report"
+                )
 
     def repetition_json(self) -> dict[str, Any]:
         plan = self.plan
@@ -500,47 +594,79 @@ class _Run:
         for w in self.workers:
             t, r, s0, s1 = plan["tasks"][w.entry], w.report, w.samples["start"], w.samples["end"]
             assert r is not None
-            tasks.append({
-                "name": w.name, "entry": t["name"], "pid": w.pid, "cpu": self.cpus.index(s1["cpu"]) if s1["cpu"] in self.cpus else s1["cpu"],
-                "nice": w.nice, "nice_clamped": t["nice_clamped"] != t["nice"], "policy": t["policy"],
-                "rt_priority": t["rt_priority"], "sum_exec_runtime": r["sum_exec_runtime"],
-                "window_runtime": s1["runtime"] - s0["runtime"],
-                "stat_utime_start": s0["utime"], "stat_utime_end": s1["utime"],
-                "stat_stime_start": s0["stime"], "stat_stime_end": s1["stime"],
-                "ru_utime_us": r["ru_utime_us"], "ru_stime_us": r["ru_stime_us"],
-                "nvcsw": r["nvcsw"], "nivcsw": r["nivcsw"],
-                "window_nvcsw": s1["nvcsw"] - s0["nvcsw"], "window_nivcsw": s1["nivcsw"] - s0["nivcsw"],
-                "nr_migrations": r["nr_migrations"], "window_nr_migrations": s1["migrations"] - s0["migrations"],
-                "lateness": r["lateness"], "started": r["started"],
-                "exited": r["exited"] if r["exited"] < plan["length"] else None,
-            })
+            tasks.append(
+                {
+                    "name": w.name,
+                    "entry": t["name"],
+                    "pid": w.pid,
+                    "cpu": self.cpus.index(s1["cpu"]) if s1["cpu"] in self.cpus else s1["cpu"],
+                    "nice": w.nice,
+                    "nice_clamped": t["nice_clamped"] != t["nice"],
+                    "policy": t["policy"],
+                    "rt_priority": t["rt_priority"],
+                    "sum_exec_runtime": r["sum_exec_runtime"],
+                    "window_runtime": s1["runtime"] - s0["runtime"],
+                    "stat_utime_start": s0["utime"],
+                    "stat_utime_end": s1["utime"],
+                    "stat_stime_start": s0["stime"],
+                    "stat_stime_end": s1["stime"],
+                    "ru_utime_us": r["ru_utime_us"],
+                    "ru_stime_us": r["ru_stime_us"],
+                    "nvcsw": r["nvcsw"],
+                    "nivcsw": r["nivcsw"],
+                    "window_nvcsw": s1["nvcsw"] - s0["nvcsw"],
+                    "window_nivcsw": s1["nivcsw"] - s0["nivcsw"],
+                    "nr_migrations": r["nr_migrations"],
+                    "window_nr_migrations": s1["migrations"] - s0["migrations"],
+                    "lateness": r["lateness"],
+                    "started": r["started"],
+                    "exited": r["exited"] if r["exited"] < plan["length"] else None,
+                }
+            )
         cpus = []
         for i, c in enumerate(self.cpus):
             z, a, b, e = (self.cpu_samples[k][c] for k in ("zero", "start", "end", "stop"))
-            cpus.append({"cpu": i, "busy": e[0] - z[0], "idle": e[1] - z[1],
-                         "window_busy": b[0] - a[0], "window_idle": b[1] - a[1]})
+            cpus.append(
+                {
+                    "cpu": i,
+                    "busy": e[0] - z[0],
+                    "idle": e[1] - z[1],
+                    "window_busy": b[0] - a[0],
+                    "window_idle": b[1] - a[1],
+                }
+            )
         return {"tasks": tasks, "cpus": cpus, "task_groups": self.task_groups(tasks)}
 
     def task_groups(self, tasks: list[dict[str, Any]]) -> list[dict[str, Any]]:
         plan, out = self.plan, []
 
         def totals(members: list[int], own: int) -> dict[str, int]:
-            return {"nr_tasks": own,
-                    "sum_exec_runtime": sum(tasks[i]["sum_exec_runtime"] for i in members),
-                    "window_runtime": sum(tasks[i]["window_runtime"] for i in members)}
+            return {
+                "nr_tasks": own,
+                "sum_exec_runtime": sum(tasks[i]["sum_exec_runtime"] for i in members),
+                "window_runtime": sum(tasks[i]["window_runtime"] for i in members),
+            }
 
         for g in plan["cgroups"]:
             name = g["name"]
             cg = [plan["tasks"][w.entry]["cgroup"] for w in self.workers]
             members = [i for i, c in enumerate(cg) if c == name or c.startswith(name + "/")]
-            group: dict[str, Any] = {"name": name, "autogroup": False, "session": "", "shares": g["shares"],
-                                     **totals(members, sum(c == name for c in cg))}
+            group: dict[str, Any] = {
+                "name": name,
+                "autogroup": False,
+                "session": "",
+                "shares": g["shares"],
+                **totals(members, sum(c == name for c in cg)),
+            }
             if g["quota"] is not None:
                 a, b = self.group_samples["start"][name], self.group_samples["end"][name]
                 group["bandwidth"] = {
-                    "quota": g["quota"], "period": g["period"] or 100_000_000, "burst": g["burst"] or 0,
+                    "quota": g["quota"],
+                    "period": g["period"] or 100_000_000,
+                    "burst": g["burst"] or 0,
                     "cpu_stat": self.group_samples["stop"][name],
-                    "window_cpu_stat": {k: b[k] - a[k] for k in b}}
+                    "window_cpu_stat": {k: b[k] - a[k] for k in b},
+                }
             out.append(group)
         if plan["machine"]["autogroup"]:
             sessions: dict[str, list[int]] = {}
@@ -550,9 +676,15 @@ class _Run:
                     sessions.setdefault(t["session"], []).append(i)
             for session, members in sessions.items():
                 nice = plan["sessions"].get(session, 0)
-                out.append({"name": self.workers[members[0]].autogroup or "autogroup", "autogroup": True,
-                            "session": session, "shares": _core.weight.nice_to_weight(nice),
-                            **totals(members, len(members))})
+                out.append(
+                    {
+                        "name": self.workers[members[0]].autogroup or "autogroup",
+                        "autogroup": True,
+                        "session": session,
+                        "shares": _core.weight.nice_to_weight(nice),
+                        **totals(members, len(members)),
+                    }
+                )
         return out
 
     def close(self) -> None:
@@ -573,7 +705,10 @@ class _Run:
         if self.cgroups:
             self.cgroups.remove()
         if self.autogroup_before is not None:
-            _write(os.path.join(_host.PROC_SYS_KERNEL, "sched_autogroup_enabled"), str(self.autogroup_before))
+            _write(
+                os.path.join(_host.PROC_SYS_KERNEL, "sched_autogroup_enabled"),
+                str(self.autogroup_before),
+            )
             self.autogroup_before = None
         os.sched_setaffinity(0, self.driver_affinity)
 
@@ -590,14 +725,21 @@ def _provenance(plan: dict[str, Any], host: _host.Host) -> dict[str, Any]:
         host.unreadable["features"] = f"{_host.DEBUG_SCHED}/features: {why}"
     series = f"{host.series[0]}.{host.series[1]}"
     return {
-        "source": "measured", "producer": "libsched", "producer_version": __version__,
-        "kernel": series, "scheduler": "eevdf" if host.eevdf else "cfs",
-        "hz": host.hz, "hz_source": host.hz_source,
-        "cpus": plan["machine"]["cpus"], "online_cpus": len(host.online),
-        "tunables": tunables, "features": features,
+        "source": "measured",
+        "producer": "libsched",
+        "producer_version": __version__,
+        "kernel": series,
+        "scheduler": "eevdf" if host.eevdf else "cfs",
+        "hz": host.hz,
+        "hz_source": host.hz_source,
+        "cpus": plan["machine"]["cpus"],
+        "online_cpus": len(host.online),
+        "tunables": tunables,
+        "features": features,
         "irq_time_accounting": host.config_flag("CONFIG_IRQ_TIME_ACCOUNTING"),
         "nohz_idle": host.config_flag("CONFIG_NO_HZ_COMMON"),
-        "host_name": host.name, "host_release": host.release,
+        "host_name": host.name,
+        "host_release": host.release,
         "cgroup_version": host.cgroup.version if host.cgroup else None,
         "autogroup": host.autogroup,
         "unreadable": dict(sorted(host.unreadable.items())),
@@ -631,8 +773,13 @@ def measure(
     cgroup and sysctl change it makes is undone on return, error, Ctrl-C and SIGTERM.
     """
     text, origin = scenario_source(scenario, "measure")
-    if repetitions is not None and (isinstance(repetitions, bool) or not isinstance(repetitions, int)):
-        raise TypeError(f"libsched.measure: repetitions must be an int or None, not {type(repetitions).__name__}")
+    if repetitions is not None and (
+        isinstance(repetitions, bool) or not isinstance(repetitions, int)
+    ):
+        raise TypeError(
+            "libsched.measure: repetitions must be an int or None, not "
+            f"{type(repetitions).__name__}"
+        )
     if repetitions is not None and repetitions < 1:
         raise ValueError(f"libsched.measure: repetitions must be >= 1, got {repetitions}")
     if not sys.platform.startswith("linux"):
@@ -665,7 +812,9 @@ def measure(
         if main_thread:
             signal.signal(signal.SIGTERM, old_term)
     measured = {"provenance": _provenance(plan, host), "repetitions": reps}
-    result: dict[str, Any] = json.loads(_core.measure.measured_document(text, origin, json.dumps(measured)))
+    result: dict[str, Any] = json.loads(
+        _core.measure.measured_document(text, origin, json.dumps(measured))
+    )
     if out is not None:
         with open(out, "w", encoding="utf-8") as f:
             json.dump(result, f, indent=2, sort_keys=True)
@@ -708,11 +857,21 @@ def _table(doc: dict[str, Any]) -> str:
     rows = [("entry", "share %", "ratio", "jiffies", "vcsw/s", "ivcsw/s")]
     for s in doc["summary"]:
         ratio = "-" if s["ratio"] is None else f"{s['ratio']:.3f}"
-        rows.append((s["entry"], f"{100 * s['share']:.2f}", ratio, f"{s['jiffies']:.0f}",
-                     f"{s['nvcsw_per_s']:.1f}", f"{s['nivcsw_per_s']:.1f}"))
+        rows.append(
+            (
+                s["entry"],
+                f"{100 * s['share']:.2f}",
+                ratio,
+                f"{s['jiffies']:.0f}",
+                f"{s['nvcsw_per_s']:.1f}",
+                f"{s['nivcsw_per_s']:.1f}",
+            )
+        )
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
-                     for r in rows)
+    return "\n".join(
+        "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+        for r in rows
+    )
 
 
 def main(args: list[str]) -> int:
@@ -722,12 +881,17 @@ def main(args: list[str]) -> int:
 
     parser = argparse.ArgumentParser(
         prog="libsched measure",
-        description="Run a scenario on this Linux host and report it as libsched run does.")
+        description="Run a scenario on this Linux host and report it as libsched run does.",
+    )
     parser.add_argument("scenario", nargs="?", help="the scenario file")
     parser.add_argument("--reps", type=int, help="repetitions (default: the scenario's)")
     parser.add_argument("--out", help="also write the JSON document to this file")
-    parser.add_argument("--json", action="store_true", help="print the JSON document, not the table")
-    parser.add_argument("--host", action="store_true", help="print this host as a [machine] table and exit")
+    parser.add_argument(
+        "--json", action="store_true", help="print the JSON document, not the table"
+    )
+    parser.add_argument(
+        "--host", action="store_true", help="print this host as a [machine] table and exit"
+    )
     opts = parser.parse_args(args)
     if opts.host:
         sys.stdout.write(machine_toml(host_machine()))
@@ -746,8 +910,11 @@ def main(args: list[str]) -> int:
             print(f"libsched: {opts.scenario}: {err}", file=sys.stderr)
             return 1
         except KeyboardInterrupt:
-            print(f"libsched: {opts.scenario}: interrupted; everything started was stopped and removed",
-                  file=sys.stderr)
+            print(
+                f"libsched: {opts.scenario}: interrupted; everything started was stopped and "
+                "removed",
+                file=sys.stderr,
+            )
             return 130
         finally:
             for w in seen:

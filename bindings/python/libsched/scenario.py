@@ -205,8 +205,9 @@ def _assigned(
     return _normal(changed)
 
 
-def _step(node: Any, part: Union[str, int], parts: tuple[Union[str, int], ...], depth: int,
-          create: bool) -> Any:
+def _step(
+    node: Any, part: Union[str, int], parts: tuple[Union[str, int], ...], depth: int, create: bool
+) -> Any:
     """The value under ``part`` of ``node``, or ``_MISSING``; ``create`` makes a missing
     table."""
     if isinstance(node, dict) and isinstance(part, str):
@@ -229,8 +230,9 @@ def _index(entries: list[Any], part: Union[str, int]) -> Union[int, None]:
     return None
 
 
-def _missing(node: Any, part: Union[str, int], parts: tuple[Union[str, int], ...],
-             depth: int) -> KeyError:
+def _missing(
+    node: Any, part: Union[str, int], parts: tuple[Union[str, int], ...], depth: int
+) -> KeyError:
     where = _spell(parts[:depth]) or "the scenario"
     path = _spell(parts)
     if isinstance(node, list):
@@ -250,8 +252,9 @@ def _missing(node: Any, part: Union[str, int], parts: tuple[Union[str, int], ...
     return _PathError(f"libsched.Scenario: no {path!r}: {reason}")
 
 
-def _not_a_container(node: Any, part: Union[str, int], parts: tuple[Union[str, int], ...],
-                     depth: int) -> Exception:
+def _not_a_container(
+    node: Any, part: Union[str, int], parts: tuple[Union[str, int], ...], depth: int
+) -> Exception:
     where = _spell(parts[:depth]) or "the scenario"
     if isinstance(node, dict):
         what = f"{where} is a table: name its keys, not an index ({part!r})"
@@ -273,12 +276,16 @@ def _parts(path: FieldPath, function: str) -> tuple[Union[str, int], ...]:
     """The parts of a path given as text or as a tuple (or list) of str and int."""
     if isinstance(path, str):
         return _parse_path(path, function)
-    if isinstance(path, (tuple, list)) and path and all(
-        isinstance(p, str) or (isinstance(p, int) and not isinstance(p, bool)) for p in path
+    if (
+        isinstance(path, (tuple, list))
+        and path
+        and all(
+            isinstance(p, str) or (isinstance(p, int) and not isinstance(p, bool)) for p in path
+        )
     ):
         return tuple(path)
     raise TypeError(
-        f"libsched.Scenario.{function}: a path is a str such as \"tasks.b.nice\" or a "
+        f'libsched.Scenario.{function}: a path is a str such as "tasks.b.nice" or a '
         f"non-empty tuple of str and int parts, not {path!r}"
     )
 

@@ -150,9 +150,7 @@ class Simulator:
                 raise TypeError(
                     f"libsched.Simulator: {name} must be a bool, not {type(flag).__name__}"
                 )
-        self._system = _core.system.System(
-            text, origin, seed, repetition, check_invariants, trace
-        )
+        self._system = _core.system.System(text, origin, seed, repetition, check_invariants, trace)
         # The package defines it after importing this module.
         from . import ScenarioWarning
 
@@ -271,8 +269,8 @@ def _instant(until: Union[int, str], method: str) -> int:
         ns = _core.system.parse_duration(until)
         if ns is None:
             raise ValueError(
-                f"libsched.Simulator.{method}: until must be a duration such as \"1.5s\" or "
-                f"\"250ms\", got {until!r}"
+                f'libsched.Simulator.{method}: until must be a duration such as "1.5s" or '
+                f'"250ms", got {until!r}'
             )
         return ns
     if isinstance(until, bool) or not isinstance(until, int):

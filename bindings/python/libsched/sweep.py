@@ -64,9 +64,7 @@ class SweepResult:
         self.rows: list[dict[str, Any]] = sorted(
             rows, key=lambda r: (int(r["point"]), int(r["repetition"]))
         )
-        self.failures: list[SweepFailure] = sorted(
-            failures, key=lambda f: (f.point, f.repetition)
-        )
+        self.failures: list[SweepFailure] = sorted(failures, key=lambda f: (f.point, f.repetition))
 
     def __len__(self) -> int:
         return len(self.rows)
