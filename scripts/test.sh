@@ -23,9 +23,11 @@ if ! "$LIBSCHED_PYTHON" -m pip install -v --disable-pip-version-check --root-use
 fi
 "$LIBSCHED_PYTHON" -m pytest
 
-# The Python sources: lint (ruff, pyproject.toml's rules), formatting, and strict typing of
-# the package against its stubs.
-echo "test: ruff and mypy --strict"
+# The Python sources: lint (ruff, pyproject.toml's rules), formatting, strict typing of the
+# package, and the compiled module's stubs against the module itself (stubtest).
+echo "test: ruff, mypy --strict and stubtest"
 "$LIBSCHED_PYTHON" -m ruff check bindings/python tests/python examples/python tools bench
 "$LIBSCHED_PYTHON" -m ruff format --check bindings/python tests/python examples/python tools bench
 "$LIBSCHED_PYTHON" -m mypy --strict bindings/python/libsched
+"$LIBSCHED_PYTHON" -m mypy.stubtest libsched._core \
+    --allowlist bindings/python/stubtest-allowlist.txt
