@@ -43,3 +43,17 @@ def test_compare_seed000_prints_its_golden_tables_and_writes_the_figure(tmp_path
 
 def test_the_simulator_reads_what_the_cpp_system_reads() -> None:
     assert golden("step_simulator").startswith(golden("step_system"))
+
+
+def test_nice_sweep_prints_its_golden_table_and_draws_the_figure(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("pandas")
+    out = subprocess.run(
+        [sys.executable, str(EXAMPLES / "python" / "nice_sweep.py"), "nice.png"],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    ).stdout
+    assert out == golden("nice_sweep")
+    assert (tmp_path / "nice.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
