@@ -443,12 +443,13 @@ public:
     }
 
     // A preemption point: a pending reschedule takes effect resched_latency later (after
-    // the rest of an interrupt handler that asked for it, if any).
-    void maybe_resched(rq& r, duration in_handler = 0) {
+    // the rest of an interrupt handler that asked for it, or the IPI that carries it to
+    // another CPU, if any).
+    void maybe_resched(rq& r, duration before = 0) {
         cpu_state& c = cpu_of(r);
         if (!r.need_resched || c.resched.active())
             return;
-        c.resched.start_in(in_handler + costs_.resched_latency);
+        c.resched.start_in(before + costs_.resched_latency);
     }
 
     // task_sched_runtime(): sum_exec_runtime including the part not yet accounted.
