@@ -81,6 +81,11 @@ inline const std::vector<bad_input> corpus = {
      "sessions[0].nice"},
     {"[machine]\ncgroup_version = 3\n[[tasks]]\nname = \"a\"\n", "machine.cgroup_version"},
     {"[machine]\ntick_irq = \"1s\"\n[[tasks]]\nname = \"a\"\n", "machine.tick_irq"},
+    {"[machine]\nipi_latency = \"4ms\"\n[[tasks]]\nname = \"a\"\n", "machine.ipi_latency"},
+    {"[machine]\nidle_exit_latency = \"-1us\"\n[[tasks]]\nname = \"a\"\n",
+     "machine.idle_exit_latency"},
+    {"[machine]\ntimer_slack = \"-1ns\"\n[[tasks]]\nname = \"a\"\n", "machine.timer_slack"},
+    {"[[tasks]]\nname = \"a\"\ntimer_slack = \"-5us\"\n", "tasks[0].timer_slack"},
     // overflowing times
     {"length = \"1s\"\n[[tasks]]\nname = \"a\"\nlifetime = \"9223372036.854s\"\n",
      "tasks[0].lifetime"},

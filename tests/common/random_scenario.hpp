@@ -87,6 +87,7 @@ public:
         const int entries = pick(1, 5);
         for (int e = 0; e < entries; ++e)
             sc.tasks.push_back(random_task(sc, e));
+        add_wakeup_costs(sc);
         return sc;
     }
 
@@ -108,6 +109,23 @@ private:
             return which == 2 ? sc.length - 1 : which;
         }
         return ms(lo, hi);
+    }
+
+    // The wakeup costs, drawn last so that an input's earlier draws stay what they were (the
+    // first choice of each, where the bytes run out, is the default): a slack of 0, 1 ns or
+    // beyond a tick (a sleep queued behind the re-armed tick), idle exit and IPI latencies,
+    // and now and then a task's own slack.
+    void add_wakeup_costs(scenario& sc) {
+        static const duration slacks[] = {50'000, 0, 1, 3'000'000};
+        sc.machine.timer_slack_ns = slacks[pick(0, 3)];
+        static const duration exits[] = {1'000, 0, 100'000};
+        sc.machine.idle_exit_latency_ns = exits[pick(0, 2)];
+        static const duration ipis[] = {1'000, 0, 50'000};
+        sc.machine.ipi_latency_ns = ipis[pick(0, 2)];
+        static const duration own[] = {0, 7'000, 20'000'000};
+        for (task_spec& t : sc.tasks)
+            if (!rt_policy(t.policy) && pick(0, 3) == 1)
+                t.timer_slack = own[pick(0, 2)];
     }
 
     void add_cgroups(scenario& sc) {

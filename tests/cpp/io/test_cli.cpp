@@ -564,6 +564,29 @@ TEST_CASE("topology host reads a sysfs tree, and names what it cannot read") {
     std::filesystem::remove_all(root);
 }
 
+TEST_CASE("host prints the wakeup costs as [machine] lines") {
+    const std::filesystem::path root = temp_path("host");
+    const std::filesystem::path state = root / "devices/system/cpu/cpu0/cpuidle/state1";
+    std::filesystem::create_directories(state);
+    std::filesystem::create_directories(root / "self");
+    std::ofstream(root / "devices/system/cpu/online") << "0\n";
+    std::ofstream(state / "name") << "haltpoll idle\n";
+    std::ofstream(state / "latency") << "1\n";
+    std::ofstream(state / "residency") << "1\n";
+    std::ofstream(root / "self" / "timerslack_ns") << "50000\n";
+    const auto r = cli({"host", "--proc", root.string(), "--sysfs", root.string()});
+    INFO(r.err);
+    CHECK(r.status == 0);
+    CHECK(contains(r.out, "timer_slack = \"50us\""));
+    CHECK(contains(r.out, "idle_exit_latency = \"1us\""));
+    CHECK(contains(r.out, "haltpoll idle"));
+    std::ofstream(state / "latency") << "-3\n";
+    const auto bad = cli({"host", "--proc", root.string(), "--sysfs", root.string()});
+    CHECK(bad.status == 1);
+    CHECK(contains(bad.err, "is negative"));
+    std::filesystem::remove_all(root);
+}
+
 TEST_CASE("replay prints a two-group replay's theories, medians and perf stat counters") {
     const auto r = cli({"replay", (bundled_replays / "seed000-5.15-n10.toml").string()});
     INFO(r.err);

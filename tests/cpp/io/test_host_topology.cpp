@@ -1,15 +1,17 @@
-// io/host_topology.hpp on sysfs trees built in a temporary directory (a 2-vCPU VM, a
-// 2-socket box, machines without NUMA or L3 information, offline CPUs), on the mistakes a
-// tree can hold, and on the machine the test runs on.
+// io/host_topology.hpp and io/host_wakeup.hpp on sysfs trees built in a temporary directory (a
+// 2-vCPU VM, a 2-socket box, machines without NUMA or L3 information, offline CPUs), on the
+// mistakes a tree can hold, and on the machine the test runs on.
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <libsched/io/host_topology.hpp>
+#include <libsched/io/host_wakeup.hpp>
 #include <libsched/sched/topology_presets.hpp>
 #include <string>
 #include <vector>
 #ifdef __linux__
+#include <sys/prctl.h>
 #include <unistd.h>
 #endif
 
@@ -274,5 +276,71 @@ TEST_CASE("this machine's topology reads and has its online CPUs") {
     const cpu_topology t = read_host_topology();
     CHECK(check_topology(t).empty());
     CHECK(t.nr_cpus() == sysconf(_SC_NPROCESSORS_ONLN));
+}
+#endif
+
+// io/host_wakeup.hpp: the timer slack from procfs, the idle states from sysfs.
+namespace {
+void idle_state(const fake_sysfs& fs_, int cpu, int n, const std::string& name, int latency_us,
+                int residency_us, int disable) {
+    const std::string dir =
+        "cpu/cpu" + std::to_string(cpu) + "/cpuidle/state" + std::to_string(n) + "/";
+    fs_.write(dir + "name", name);
+    fs_.write(dir + "latency", std::to_string(latency_us));
+    fs_.write(dir + "residency", std::to_string(residency_us));
+    fs_.write(dir + "disable", std::to_string(disable));
+}
+} // namespace
+
+TEST_CASE("host wakeup: the slack and the deepest enabled idle state's exit latency") {
+    fake_sysfs sys;
+    const fs::path proc = sys.root() / "proc";
+    fs::create_directories(proc / "self");
+    std::ofstream(proc / "self" / "timerslack_ns") << "50000\n";
+    sys.write("cpu/online", "0-1");
+    sys.write("cpu/cpuidle/current_driver", "intel_idle");
+    // A C6 state disabled on CPU 0 only: CPU 1 still reaches it.
+    for (int cpu = 0; cpu < 2; ++cpu) {
+        idle_state(sys, cpu, 0, "POLL", 0, 0, 0);
+        idle_state(sys, cpu, 1, "C1", 2, 2, 0);
+        idle_state(sys, cpu, 2, "C6", 170, 600, cpu == 0 ? 1 : 0);
+    }
+    const host_wakeup w = read_host_wakeup(proc, sys.root());
+    CHECK(w.timer_slack == 50'000);
+    CHECK(w.cpuidle_driver == "intel_idle");
+    REQUIRE(w.states.size() == 3);
+    CHECK(w.states[1].name == "C1");
+    CHECK(w.states[1].exit_latency == 2'000);
+    CHECK(w.states[2].target_residency == 600'000);
+    CHECK(w.states[2].disabled);
+    CHECK(w.idle_exit_latency == 170'000);
+    CHECK(w.idle_exit_state == "C6");
+
+    idle_state(sys, 1, 2, "C6", 170, 600, 1); // now disabled everywhere: C1 is the deepest
+    CHECK(read_host_wakeup(proc, sys.root()).idle_exit_latency == 2'000);
+
+    std::ofstream(proc / "self" / "timerslack_ns") << "fifty\n";
+    CHECK_THROWS_WITH(read_host_wakeup(proc, sys.root()),
+                      Catch::Contains("timerslack_ns") && Catch::Contains("not a count of ns"));
+}
+
+TEST_CASE("host wakeup: without procfs file or cpuidle driver nothing is read") {
+    fake_sysfs sys;
+    sys.write("cpu/online", "0");
+    sys.write("cpu/cpu0/topology/core_id", "0");
+    const host_wakeup w = read_host_wakeup(sys.root() / "no-proc", sys.root());
+    CHECK(!w.timer_slack);
+    CHECK(!w.idle_exit_latency);
+    CHECK(w.states.empty());
+}
+
+#ifdef __linux__
+TEST_CASE("host wakeup: this machine's slack is what prctl(PR_GET_TIMERSLACK) says") {
+    std::error_code ec;
+    if (!fs::exists("/proc/self/timerslack_ns", ec))
+        return; // a kernel before 4.6, or no procfs
+    const host_wakeup w = read_host_wakeup();
+    REQUIRE(w.timer_slack);
+    CHECK(*w.timer_slack == prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0));
 }
 #endif

@@ -632,11 +632,14 @@ constexpr duration returned_by_each =
 // SCHED_FIFO task pinned beside it that runs `hold`. The sleepers' queues thus take a slice
 // while the pool is still full and empty after the burners' throttle. Ticks fall on
 // multiples of the tick period: the wakeup comes an eighth of a tick after one, so that no
-// tick charges a sleeper between its first millisecond and the preemption.
+// tick charges a sleeper between its first millisecond and the preemption. The timings
+// below are those of the wakeups themselves: no timer slack and no idle exit latency.
 scenario slack_scenario(kernel_version v, duration hold, bool sleepers_in_g = true,
                         sim_time period_start = 0) {
     scenario sc = machine(v, 4);
     sc.machine.hz = 1000;
+    sc.machine.timer_slack_ns = 0;
+    sc.machine.idle_exit_latency_ns = 0;
     sc.cgroups = {limited("g", 50 * ms), cgroup("h")};
     task_spec b0 = in_group(burner("b0"), "g");
     b0.affinity = {0};

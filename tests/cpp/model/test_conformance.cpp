@@ -93,7 +93,9 @@ std::vector<kernel_version> bandwidth_releases() { // CFS bandwidth: modelled fr
 // Scenario pieces and figures.
 
 // One CPU, tunable factor 1 (online 1) unless asked, HZ 1000, no tick IRQ time: ticks at
-// whole milliseconds, a resched takes effect resched_latency (1 us) after its cause.
+// whole milliseconds, a resched takes effect resched_latency (1 us) after its cause. No
+// timer slack: a sleep ends at its due time (an idle CPU's exit latency follows it), as
+// the rules below are stated from the wakeup; the slack's own tests set it.
 scenario machine(kernel_version k, int hz = 1000, int online = 1) {
     scenario sc;
     sc.name = "conformance";
@@ -102,6 +104,7 @@ scenario machine(kernel_version k, int hz = 1000, int online = 1) {
     sc.machine.hz = hz;
     sc.machine.kernel = k;
     sc.machine.tick_irq_ns = 0;
+    sc.machine.timer_slack_ns = 0;
     sc.length = 1'000 * ms;
     sc.window_start = 200 * ms;
     return sc;
@@ -446,6 +449,126 @@ TEST_CASE("resched_latency: a wakeup on an idle CPU waits exactly resched_latenc
             REQUIRE(f.n > 100);
             CHECK(f.min == rl);
             CHECK(f.max == rl);
+        }
+    }
+}
+
+// Timer slack and the idle exit latency (hrtimer_nanosleep(), hrtimer_set_expires_range_ns(),
+// cpuidle): a task alone on its CPU sleeps on a range timer [due, due + slack]; the CPU's tick
+// is stopped (NOHZ, its last tick came within a millisecond of the sleep, the next due is 5 ms
+// later), so nothing expires the timer before its hard expiry; the interrupt finds the CPU
+// idle and is handled idle_exit_latency later; the wakeup then waits resched_latency. So every
+// lateness is slack + idle_exit_latency + resched_latency exactly, and every wakeup latency
+// (from the wakeup) resched_latency. A SCHED_FIFO task sleeps without slack; a task's own
+// timer_slack (prctl) replaces the machine's.
+const bool cov_slack = covers("timer_slack", {"timer_slack_ns", "idle_exit_latency_ns"}, sampled);
+TEST_CASE("timer_slack and idle_exit_latency: a lone periodic task is late by slack + exit") {
+    for (const kernel_version k : sampled) {
+        for (const auto& [slack, exit] :
+             {std::pair<duration, duration>{0, 0}, {50 * us, 1 * us}, {333 * us, 20 * us}}) {
+            INFO(k.str() << " timer_slack " << slack << " idle_exit_latency " << exit);
+            scenario sc = machine(k);
+            sc.machine.timer_slack_ns = slack;
+            sc.machine.idle_exit_latency_ns = exit;
+            const duration rl = sc.machine.resched_latency_ns;
+            sc.tasks = {timer_task("p", 300 * us, 5'300 * us, 700 * us)};
+            const repetition_result r = run_one(sc);
+            const task_result& p = find(r, "p");
+            const latency_figures late = latencies(p.lateness);
+            const latency_figures lat = latencies(p.wakeup_latency);
+            REQUIRE(late.n > 100);
+            CHECK(late.min == slack + exit + rl);
+            CHECK(late.max == slack + exit + rl);
+            CHECK(lat.min == rl);
+            CHECK(lat.max == rl);
+
+            sc.tasks[0].timer_slack = 7 * us;
+            const latency_figures own = latencies(find(run_one(sc), "p").lateness);
+            CHECK(own.min == 7 * us + exit + rl);
+            CHECK(own.max == 7 * us + exit + rl);
+
+            sc.tasks[0].policy = sched_policy::fifo;
+            sc.tasks[0].rt_priority = 10;
+            const latency_figures rt = latencies(find(run_one(sc), "p").lateness);
+            CHECK(rt.min == exit + rl);
+            CHECK(rt.max == rt.min);
+        }
+    }
+}
+
+// A busy CPU's tick expires a range timer early (__hrtimer_run_queues(): at the CPU's
+// hrtimer interrupt every timer whose soft expiry has passed runs): beside a burner the
+// CPU's tick runs at every whole millisecond (HZ 1000), so p, due at 0.7 ms + k x 5.3 ms with
+// a 300 us slack, wakes at the first tick at or after its due time when that comes within
+// the slack, else at its hard expiry: min(ceil_ms(due), due + slack). A busy CPU has no idle
+// state to leave. Same on an idle CPU for two sleepers: the hard expiry of the one without
+// slack expires the other (due 100 us earlier, slack 300 us) with it.
+TEST_CASE("timer_slack: a busy CPU's tick and another timer's hard expiry expire it early") {
+    for (const kernel_version k : sampled) {
+        INFO(k.str());
+        scenario sc = machine(k);
+        sc.machine.timer_slack_ns = 300 * us;
+        sc.tasks = {timer_task("p", 50 * us, 5'300 * us, 700 * us), burner("b")};
+        const traced t = run_traced(sc);
+        REQUIRE(t.woke.at("p").size() > 100);
+        std::size_t early = 0;
+        for (const sim_time w : t.woke.at("p")) {
+            const sim_time due = 700 * us + (w - 700 * us) / (5'300 * us) * 5'300 * us;
+            const sim_time tick = (due + ms - 1) / ms * ms;
+            INFO("due " << due << " woke " << w);
+            CHECK(w == std::min(tick, due + 300 * us));
+            early += tick < due + 300 * us ? 1 : 0;
+        }
+        CHECK(early > 0);
+        CHECK(early < t.woke.at("p").size());
+
+        scenario two = machine(k);
+        two.machine.timer_slack_ns = 300 * us;
+        two.tasks = {timer_task("slack", 50 * us, 5'300 * us, 600 * us),
+                     timer_task("exact", 50 * us, 5'300 * us, 700 * us)};
+        two.tasks[1].timer_slack = 0;
+        const traced u = run_traced(two);
+        REQUIRE(u.woke.at("slack").size() > 100);
+        REQUIRE(u.woke.at("slack").size() == u.woke.at("exact").size());
+        for (std::size_t i = 0; i < u.woke.at("slack").size(); ++i) {
+            const sim_time exact_due =
+                700 * us + (u.woke.at("exact")[i] - 700 * us) / (5'300 * us) * 5'300 * us;
+            CHECK(u.woke.at("exact")[i] == exact_due + two.machine.idle_exit_latency_ns);
+            CHECK(u.woke.at("slack")[i] == u.woke.at("exact")[i]);
+        }
+    }
+}
+
+// IPI latency (ttwu_queue_wakelist(), resched_curr() of another CPU): p sleeps on CPU 0 and
+// is then allowed only CPU 1 (sched_setaffinity() of a sleeper: it moves at its wakeup), so
+// that one wakeup is placed on the idle CPU 1 and costs an IPI there: ipi_latency, CPU 1's
+// idle exit, then resched_latency. Its lateness also holds CPU 0's own idle exit for the
+// timer. Every other wakeup is local: resched_latency.
+const bool cov_ipi = covers("ipi_latency", {"ipi_latency_ns"}, sampled);
+TEST_CASE("ipi_latency: a wakeup onto another idle CPU waits for the IPI and its idle exit") {
+    for (const kernel_version k : sampled) {
+        for (const duration ipi : {duration{1'000}, duration{9'000}}) {
+            INFO(k.str() << " ipi_latency " << ipi);
+            scenario sc = machine(k);
+            sc.machine.cpus = 2;
+            sc.machine.online_cpus = 2;
+            sc.machine.ipi_latency_ns = ipi;
+            sc.machine.idle_exit_latency_ns = 4 * us;
+            sc.tasks = {timer_task("p", 300 * us, 5'300 * us, 700 * us)};
+            sc.tasks[0].affinity = {0};
+            sc.tasks[0].set_affinity = {{500 * ms + 2 * ms, {1}}}; // asleep: 0.7 + 5.3 k ms
+            const repetition_result r = run_one(sc);
+            const task_result& p = find(r, "p");
+            const duration rl = sc.machine.resched_latency_ns;
+            const duration exit = sc.machine.idle_exit_latency_ns;
+            const latency_figures lat = latencies(p.wakeup_latency);
+            const latency_figures late = latencies(p.lateness);
+            REQUIRE(lat.n > 100);
+            CHECK(lat.min == rl);
+            CHECK(lat.max == ipi + exit + rl);
+            CHECK(late.min == exit + rl);
+            CHECK(late.max == exit + ipi + exit + rl);
+            CHECK(p.window_nr_migrations == 1);
         }
     }
 }
@@ -1436,11 +1559,11 @@ TEST_CASE("every feature and every machine override has a conformance test") {
     [[maybe_unused]] const auto& [cpus, topology, online_cpus, hz, kernel, scaling, base_slice_ns,
                                   latency_ns, min_granularity_ns, wakeup_granularity_ns, features,
                                   cpusets, delta_mode, resched_latency_ns, irq_time_accounting,
-                                  tick_irq_ns, nohz_idle, cgroup_version, autogroup,
-                                  shares_to_weight, cfs_bandwidth_slice_ns, smt_throughput,
-                                  sched_rt_runtime, sched_rt_period, sched_rr_timeslice,
-                                  rt_group_sched, fair_server_runtime, fair_server_period] =
-        machine_spec{};
+                                  tick_irq_ns, nohz_idle, timer_slack_ns, idle_exit_latency_ns,
+                                  ipi_latency_ns, cgroup_version, autogroup, shares_to_weight,
+                                  cfs_bandwidth_slice_ns, smt_throughput, sched_rt_runtime,
+                                  sched_rt_period, sched_rr_timeslice, rt_group_sched,
+                                  fair_server_runtime, fair_server_period] = machine_spec{};
     struct override_field {
         const char* name;
         std::vector<kernel_version> releases; // where it applies
@@ -1458,6 +1581,9 @@ TEST_CASE("every feature and every machine override has a conformance test") {
         {"irq_time_accounting", sampled},
         {"tick_irq_ns", sampled},
         {"nohz_idle", sampled},
+        {"timer_slack_ns", sampled},
+        {"idle_exit_latency_ns", sampled},
+        {"ipi_latency_ns", sampled},
         {"smt_throughput", sampled},
         {"sched_rt_runtime", sampled},
         {"sched_rt_period", sampled},

@@ -14,6 +14,7 @@ struct no_hooks final : task_hooks {
     void switched_in(task&) override { ++switched_in_count; }
     void switched_out(task&) override {}
     bool tick_in_kernel_mode(task&) override { return false; }
+    void hrtimer_interrupt(int) override {}
 };
 
 struct machine {

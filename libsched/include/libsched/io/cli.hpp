@@ -1,6 +1,7 @@
 #pragma once
-// The libsched command line: run, replay, check, theory, features, weights, topology. run_cli() is
-// the whole program without argv[0]; tools/cli/main.cpp and the Python console script both call it.
+// The libsched command line: run, replay, check, theory, features, weights, topology, host.
+// run_cli() is the whole program without argv[0]; tools/cli/main.cpp and the Python console
+// script both call it.
 // Exit status: 0 success, 1 a scenario or file error or a replay outside its tolerance, 2 a
 // usage error.
 #include <CLI/CLI.hpp>
@@ -14,6 +15,7 @@
 #include <functional>
 #include <iomanip>
 #include <libsched/io/host_topology.hpp>
+#include <libsched/io/host_wakeup.hpp>
 #include <libsched/io/interrupt.hpp>
 #include <libsched/io/latency_report.hpp>
 #include <libsched/io/perfetto_trace.hpp>
@@ -624,6 +626,39 @@ inline int cmd_topology(const std::optional<std::string>& name, const std::strin
     return exit_ok;
 }
 
+// This machine's wakeup costs as [machine] lines of a scenario, with where each came from.
+inline int cmd_host(const std::string& proc, const std::string& sysfs, std::ostream& out,
+                    std::ostream& err) {
+    host_wakeup w;
+    try {
+        w = read_host_wakeup(proc, sysfs);
+    } catch (const host_topology_error& e) {
+        err << "libsched: host: " << e.what() << '\n';
+        return exit_failure;
+    }
+    out << "# this machine's wakeup costs, read from " << proc << " and " << sysfs << '\n'
+        << "[machine]\n";
+    if (w.timer_slack)
+        out << "timer_slack = \"" << format_duration(*w.timer_slack)
+            << "\"  # /proc/self/timerslack_ns\n";
+    else
+        out << "# timer_slack: no timerslack_ns file (before 4.6); the default is 50us\n";
+    if (w.idle_exit_latency)
+        out << "idle_exit_latency = \"" << format_duration(*w.idle_exit_latency)
+            << "\"  # the deepest enabled idle state: " << w.idle_exit_state << '\n';
+    else
+        out << "# idle_exit_latency: no cpuidle states (no cpuidle driver)\n";
+    out << "# ipi_latency: not readable from the host\n";
+    if (!w.states.empty()) {
+        out << "\n# cpuidle driver " << (w.cpuidle_driver.empty() ? "?" : w.cpuidle_driver)
+            << ", the first CPU's states: exit latency, target residency\n";
+        for (const host_idle_state& s : w.states)
+            out << "#   " << s.name << ": " << format_duration(s.exit_latency) << ", "
+                << format_duration(s.target_residency) << (s.disabled ? " (disabled)" : "") << '\n';
+    }
+    return exit_ok;
+}
+
 } // namespace detail
 
 inline int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -700,6 +735,12 @@ inline int run_cli(const std::vector<std::string>& args, std::ostream& out, std:
         topology_app->add_option("--sysfs", sysfs,
                                  "Where host reads sysfs from (default /sys; a copy works too)");
 
+        std::string proc = "/proc";
+        CLI::App* host_app = app.add_subcommand(
+            "host", "Print this machine's timer slack and idle exit latency as [machine] lines");
+        host_app->add_option("--proc", proc, "Where to read procfs from (default /proc)");
+        host_app->add_option("--sysfs", sysfs, "Where to read sysfs from (default /sys)");
+
         if (args.empty()) {
             err << app.help();
             return exit_usage;
@@ -729,6 +770,8 @@ inline int run_cli(const std::vector<std::string>& args, std::ostream& out, std:
             return cmd_weights(out);
         if (topology_app->parsed())
             return cmd_topology(topology, sysfs, out, err);
+        if (host_app->parsed())
+            return cmd_host(proc, sysfs, out, err);
         return exit_usage;
     } catch (const std::exception& e) {
         err << "libsched: error: " << e.what() << '\n';

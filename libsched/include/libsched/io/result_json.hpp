@@ -100,6 +100,9 @@ inline nlohmann::json provenance_json(const provenance& p) {
             {"calc_delta", m->delta_mode == calc_delta_mode::exact_division ? "exact" : "inverse"},
             {"resched_latency", m->resched_latency_ns},
             {"tick_irq", m->tick_irq_ns},
+            {"timer_slack", m->timer_slack_ns},
+            {"idle_exit_latency", m->idle_exit_latency_ns},
+            {"ipi_latency", m->ipi_latency_ns},
             {"seed", m->seed},
             {"smt_throughput", optional_json(m->smt_throughput)},
         };

@@ -147,6 +147,7 @@ inline task_spec read_task(const toml::node& n, const std::string& field, read_l
     t.take_into("exit_at", task.exit_at, read_duration);
     t.take_into("system_share", task.system_share, read_number);
     t.take_into("slice", task.slice, read_duration);
+    t.take_into("timer_slack", task.timer_slack, read_duration);
     if (const toml::node* r = t.take("renice"))
         log.attempt([&] {
             for_each_element(*r, t.field("renice"), log,
@@ -360,6 +361,9 @@ inline machine_spec read_machine(const toml::node& n, const std::string& field, 
     t.take_into("nohz_idle", m.nohz_idle, read_bool);
     t.take_into("smt_throughput", m.smt_throughput, read_number);
     t.take_into("tick_irq", m.tick_irq_ns, read_duration);
+    t.take_into("timer_slack", m.timer_slack_ns, read_duration);
+    t.take_into("idle_exit_latency", m.idle_exit_latency_ns, read_duration);
+    t.take_into("ipi_latency", m.ipi_latency_ns, read_duration);
     t.take_into("cgroup_version", m.cgroup_version, read_int);
     t.take_into("autogroup", m.autogroup, read_bool);
     t.take_into("sched_rt_runtime", m.sched_rt_runtime, read_rt_runtime);

@@ -23,7 +23,8 @@
 namespace libsched {
 
 inline machine_costs costs_of(const machine_spec& m) {
-    return {m.resched_latency_ns, m.tick_irq_ns, m.irq_time_accounting, m.nohz_idle};
+    return {m.resched_latency_ns, m.tick_irq_ns,          m.irq_time_accounting,
+            m.nohz_idle,          m.idle_exit_latency_ns, m.ipi_latency_ns};
 }
 
 class system final {
@@ -33,7 +34,8 @@ public:
         : sc_(std::move(sc)), sim_(seed),
           core_(sim_, make_fair_params(sc_.machine), costs_of(sc_.machine),
                 topology_of(sc_.machine), *this, std::move(trace)),
-          observer_(sim_, core_, sc_), workload_(sim_, core_, observer_) {
+          observer_(sim_, core_, sc_),
+          workload_(sim_, core_, observer_, sc_.machine.timer_slack_ns) {
         create_tasks();
         core_.start();
     }
@@ -140,6 +142,7 @@ private:
         workload_.switched_out(t);
     }
     bool tick_in_kernel_mode(task& t) { return workload_.tick_in_kernel_mode(t); }
+    void hrtimer_interrupt(int cpu) { workload_.hrtimer_interrupt(cpu); }
 
     void finish() {
         if (finished_)

@@ -13,6 +13,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -84,9 +85,14 @@ public:
     static constexpr des::event_order renice_order = 4;
     static constexpr des::event_order affinity_order = 4;
 
-    workload(des::simulator& sim, Core& c, observer<Core>& obs)
-        : sim_(sim), core_(c), obs_(obs), fork_h_(this), exit_h_(this), renice_h_(this),
-          affinity_h_(this) {}
+    // timer_slack: the slack of a task that does not set its own (machine.timer_slack).
+    workload(des::simulator& sim, Core& c, observer<Core>& obs, duration timer_slack)
+        : sim_(sim), core_(c), obs_(obs), timer_slack_(timer_slack), fork_h_(this), exit_h_(this),
+          renice_h_(this), affinity_h_(this) {
+        for (int cpu = 0; cpu < c.nr_cpus(); ++cpu)
+            cpus_.push_back(
+                std::make_unique<cpu_timers>(sim, this, static_cast<std::uint64_t>(cpu)));
+    }
     workload(const workload&) = delete;
     workload& operator=(const workload&) = delete;
 
@@ -106,6 +112,7 @@ public:
         for (std::size_t i = 0; i < affinity_masks.size() && i < spec.set_affinity.size(); ++i)
             pg->affinity.push_back({spec.set_affinity[i].at, std::move(affinity_masks[i])});
         pg->system_share = spec.system_share;
+        pg->timer_slack = spec.timer_slack.value_or(timer_slack_);
         pg->nice_clamped = clamp_nice(spec.nice).clamped;
         programs_.push_back(std::move(pg));
         sim_.schedule_at(start, fork_order, fork_h_, idx);
@@ -131,11 +138,26 @@ public:
         return share > 0.0 && sim_.rng().uniform01() < share;
     }
 
+    // The CPU's hrtimer interrupt (its own timers, the core's or a sleep's hard expiry):
+    // handled at once, or by a CPU waiting idle once it has left its idle state; an
+    // interrupt meanwhile is the same wakeup of the CPU.
+    void hrtimer_interrupt(int cpu) {
+        cpu_timers& c = *cpus_[static_cast<std::size_t>(cpu)];
+        if (c.idle_exit.active() || !first_due(c))
+            return;
+        const duration exit_latency = core_.costs().idle_exit_latency;
+        if (exit_latency > 0 && core_.in_idle_state(cpu))
+            c.idle_exit.start_in(exit_latency);
+        else
+            run_queues(cpu);
+    }
+
     sim_time start_of(const task& t) const { return of(t).start; }
     bool nice_clamped(const task& t) const { return of(t).nice_clamped; }
 
 private:
     struct program;
+    struct cpu_timers;
 
     // The running task's burst ends once it has had its remaining budget of CPU.
     void arm_burst(program& pg) { pg.burst.start_in(pg.budget); }
@@ -182,8 +204,53 @@ private:
         core_.do_exit(t);
     }
 
-    void on_wakeup(std::uint64_t idx) {
-        program& pg = *programs_[idx];
+    // hrtimer_nanosleep(): the sleep is a range timer [due, due + slack]
+    // (hrtimer_set_expires_range_ns()) on the CPU the task sleeps on, armed for its hard
+    // expiry; SCHED_FIFO and SCHED_RR tasks sleep without slack.
+    void arm_sleep(program& pg, duration sleep) {
+        const duration slack = rt_policy(pg.t.policy) ? 0 : pg.timer_slack;
+        pg.soft = sim_.after(sleep);
+        const sim_time hard = pg.soft > std::numeric_limits<sim_time>::max() - slack
+                                  ? std::numeric_limits<sim_time>::max()
+                                  : pg.soft + slack;
+        pg.sleep_cpu = pg.t.cpu;
+        cpus_[static_cast<std::size_t>(pg.sleep_cpu)]->queue.insert({hard, pg.index});
+        pg.sleep.start(hard);
+    }
+
+    // The sleep's hard expiry: the CPU's hrtimer interrupt is programmed for it.
+    void on_sleep_expiry(std::uint64_t idx) { hrtimer_interrupt(programs_[idx]->sleep_cpu); }
+
+    // The idle CPU woken by an interrupt runs its handler.
+    void on_idle_exit(std::uint64_t cpu) { run_queues(static_cast<int>(cpu)); }
+
+    // The first sleep timer of the CPU's queue, if its soft expiry has passed.
+    const std::pair<sim_time, std::uint64_t>* first_due(const cpu_timers& c) const {
+        if (c.queue.empty() || programs_[c.queue.begin()->second]->soft > sim_.now())
+            return nullptr;
+        return &*c.queue.begin();
+    }
+
+    // __hrtimer_run_queues(): in the order of their hard expiries the CPU's timers expire
+    // while their soft expiry has passed. The walk stops at the first one not due yet, or
+    // at one queued behind a core timer not due yet (the re-armed tick), whose soft and
+    // hard expiry are the same.
+    void run_queues(int cpu) {
+        cpu_timers& c = *cpus_[static_cast<std::size_t>(cpu)];
+        const sim_time now = sim_.now();
+        while (const auto* first = first_due(c)) {
+            const auto [hard, idx] = *first;
+            if (hard > now && hard > core_.next_cpu_timer(cpu, now))
+                return;
+            c.queue.erase(c.queue.begin());
+            program& pg = *programs_[idx];
+            pg.sleep.cancel();
+            wake(pg);
+        }
+    }
+
+    // hrtimer_wakeup(): the sleeper is woken, from the timer's CPU.
+    void wake(program& pg) {
         if (pg.what.period())
             obs_.woke(pg.t, pg.release);
         else
@@ -215,7 +282,7 @@ private:
             return;
         }
         t.state = task_state::sleeping;
-        pg.sleep.start_in(sleep);
+        arm_sleep(pg, sleep);
         core_.schedule(t);
     }
 
@@ -252,7 +319,17 @@ private:
     }
 
     using burst_timer = des::timer<des::member_call<workload, &workload::on_burst_done>>;
-    using sleep_timer = des::timer<des::member_call<workload, &workload::on_wakeup>>;
+    using sleep_timer = des::timer<des::member_call<workload, &workload::on_sleep_expiry>>;
+    using idle_exit_timer = des::timer<des::member_call<workload, &workload::on_idle_exit>>;
+
+    // A CPU's sleep timers, by hard expiry then program (the timerqueue of its
+    // CLOCK_MONOTONIC base), and the handling of an interrupt that found it idle.
+    struct cpu_timers {
+        cpu_timers(des::simulator& sim, workload* w, std::uint64_t cpu)
+            : idle_exit(sim, wakeup_order, {w, cpu}) {}
+        std::set<std::pair<sim_time, std::uint64_t>> queue;
+        idle_exit_timer idle_exit;
+    };
 
     struct program {
         program(des::simulator& sim, workload* w, std::uint64_t idx, task& tk,
@@ -267,11 +344,14 @@ private:
         std::vector<renice_spec> renice;
         std::vector<std::pair<sim_time, std::vector<bool>>> affinity; // set_affinity, masked
         double system_share = 0.0;
+        duration timer_slack = 0; // prctl(PR_SET_TIMERSLACK), or the machine's
         bool nice_clamped = false;
         duration budget = unlimited; // CPU time left in the current burst
         duration runtime_at_switch_in = 0;
         bool exit_pending = false;
         sim_time release = 0; // absolute-timer period: when the current burst was due
+        sim_time soft = 0;    // the pending sleep's soft expiry
+        int sleep_cpu = 0;    // the CPU whose timer base holds it
         burst_timer burst;
         sleep_timer sleep;
     };
@@ -281,7 +361,9 @@ private:
     des::simulator& sim_;
     Core& core_;
     observer<Core>& obs_;
+    duration timer_slack_;
     std::vector<std::unique_ptr<program>> programs_;
+    std::vector<std::unique_ptr<cpu_timers>> cpus_;
     des::member_handler<workload, &workload::on_fork> fork_h_;
     des::member_handler<workload, &workload::on_exit> exit_h_;
     des::member_handler<workload, &workload::on_renice> renice_h_;

@@ -21,6 +21,9 @@ struct model_settings {
     calc_delta_mode delta_mode = calc_delta_mode::inverse_multiply;
     duration resched_latency_ns = 0;
     duration tick_irq_ns = 0;
+    duration timer_slack_ns = 0;
+    duration idle_exit_latency_ns = 0;
+    duration ipi_latency_ns = 0;
     std::uint64_t seed = 0;               // of the first repetition; repetition i uses seed + i
     std::optional<double> smt_throughput; // the assumed SMT throughput, if modelled
 };
@@ -64,8 +67,9 @@ inline provenance simulated_provenance(const scenario& sc, const fair_params& pa
     }
     p.irq_time_accounting = m.irq_time_accounting;
     p.nohz_idle = m.nohz_idle;
-    p.model = model_settings{params.delta_mode, m.resched_latency_ns, m.tick_irq_ns, seed,
-                             m.smt_throughput};
+    p.model = model_settings{
+        params.delta_mode,      m.resched_latency_ns, m.tick_irq_ns, m.timer_slack_ns,
+        m.idle_exit_latency_ns, m.ipi_latency_ns,     seed,          m.smt_throughput};
     return p;
 }
 

@@ -74,6 +74,9 @@ struct task_spec {
     // Share of its CPU time the task spends in the kernel (system calls): the chance that a
     // tick finds it in kernel mode, which decides the utime / stime split user space sees.
     double system_share = 0.0;
+    // prctl(PR_SET_TIMERSLACK): the slack of the task's sleeps (0 allowed). Unset: the
+    // machine's timer_slack. SCHED_FIFO / SCHED_RR tasks sleep without slack whatever it says.
+    std::optional<duration> timer_slack;
     // 6.12+: a requested slice (sched_setattr() sched_runtime); the kernel clamps it to
     // [0.1 ms, 100 ms]. Unset: the base slice.
     std::optional<duration> slice;
@@ -138,6 +141,15 @@ struct machine_spec {
     // restarts it on the tick grid when it gets work. An idle tick changes nothing in the
     // model, so this only saves events; false keeps every tick.
     bool nohz_idle = true;
+    // The timer slack of a normal task (its timer_slack_ns, inherited from init: 50 us): a
+    // sleep becomes a range timer [due, due + slack] (hrtimer_set_expires_range_ns()).
+    duration timer_slack_ns = 50'000;
+    // The exit latency of the idle state a CPU waits in: an interrupt (a timer, an IPI)
+    // that finds the CPU idle is handled that much later. 1 us: C1 / haltpoll.
+    duration idle_exit_latency_ns = 1'000;
+    // The time an IPI takes from its sender to the handler on the target CPU: a wakeup
+    // onto another CPU, the NOHZ balance kick.
+    duration ipi_latency_ns = 1'000;
     // The cgroup hierarchy mounted for the cpu controller: 1 (cpu.shares, cpu.cfs_*) or 2
     // (cpu.weight, cpu.max); it decides which [[cgroups]] keys apply.
     int cgroup_version = 2;

@@ -164,6 +164,15 @@ inline void check_topology_of(const machine_spec& m, validation& v) {
                    " (leave cpus out to take the topology's)");
 }
 
+inline void check_span(const std::string& field, duration d, validation& v) {
+    if (d > max_length)
+        reject(v, field,
+               format_duration(d) + " is longer than the longest run (" +
+                   format_duration(max_length) +
+                   ", about 116 days): the clock plus it would "
+                   "exceed the representable time");
+}
+
 inline void check_machine(const machine_spec& m, const valid_bases& b, validation& v) {
     if (m.topology)
         check_topology_of(m, v);
@@ -199,6 +208,10 @@ inline void check_machine(const machine_spec& m, const valid_bases& b, validatio
                  "has no effect: without machine.topology no core has two threads");
         }
     }
+    if (m.timer_slack_ns < 0)
+        reject(v, "machine.timer_slack", format_duration(m.timer_slack_ns) + " is negative");
+    else
+        check_span("machine.timer_slack", m.timer_slack_ns, v);
     // sched_cfs_bandwidth_slice_us: at least 1 us, in microseconds, an int.
     if (m.cfs_bandwidth_slice_ns < 1'000 || m.cfs_bandwidth_slice_ns % 1'000 != 0 ||
         m.cfs_bandwidth_slice_ns / 1'000 > std::numeric_limits<int>::max())
@@ -207,9 +220,11 @@ inline void check_machine(const machine_spec& m, const valid_bases& b, validatio
             format_duration(m.cfs_bandwidth_slice_ns) +
                 " is not a whole number of microseconds from 1us (sched_cfs_bandwidth_slice_us)");
     // Both happen within one tick period, or the tick would never leave time to run.
-    const std::array<std::pair<const char*, duration>, 2> within_tick = {{
+    const std::array<std::pair<const char*, duration>, 4> within_tick = {{
         {"machine.resched_latency", m.resched_latency_ns},
         {"machine.tick_irq", m.tick_irq_ns},
+        {"machine.idle_exit_latency", m.idle_exit_latency_ns},
+        {"machine.ipi_latency", m.ipi_latency_ns},
     }};
     for (const auto& [field, value] : within_tick) {
         if (value < 0) {
@@ -336,15 +351,6 @@ inline void check_nice(const std::string& field, int nice, validation& v) {
 // A duration a task adds to the clock (a lifetime, a burst, a sleep, a launch gap) may not
 // exceed the longest run: nothing that long can happen within one, and the clock plus it
 // stays representable.
-inline void check_span(const std::string& field, duration d, validation& v) {
-    if (d > max_length)
-        reject(v, field,
-               format_duration(d) + " is longer than the longest run (" +
-                   format_duration(max_length) +
-                   ", about 116 days): the clock plus it would "
-                   "exceed the representable time");
-}
-
 inline void check_distribution(const std::string& field, const distribution& d, bool run,
                                validation& v) {
     using kind = distribution::kind;
@@ -768,6 +774,15 @@ inline void check_task(const scenario& sc, std::size_t i, const valid_bases& b, 
                  format_duration(*t.slice) + " clamped to " +
                      format_duration(eevdf::clamp_custom_slice(*t.slice)) +
                      " as __setparam_fair() does");
+    }
+    if (const auto& slack = t.timer_slack) {
+        if (*slack < 0)
+            reject(v, at + ".timer_slack", format_duration(*slack) + " is negative");
+        else
+            check_span(at + ".timer_slack", *slack, v);
+        if (rt_policy(t.policy))
+            warn(v, at + ".timer_slack",
+                 "has no effect: SCHED_FIFO and SCHED_RR tasks sleep without slack");
     }
     if (!(t.system_share >= 0.0 && t.system_share <= 1.0))
         reject(v, at + ".system_share", number_text(t.system_share) + " is outside [0, 1]");

@@ -15,6 +15,7 @@
 #include <libsched/sched/topology.hpp>
 #include <libsched/sched/trace.hpp>
 #include <libsched/sched/weight.hpp>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,21 +25,27 @@ namespace libsched {
 // What the machine costs the scheduler besides the rules: properties of the hardware and
 // kernel configuration, stated, not fitted (machine_spec documents each).
 struct machine_costs {
-    duration resched_latency = 1'000; // resched request -> schedule() reading the clock
-    duration tick_irq = 2'000;        // the tick interrupt's own time
-    bool irq_time_accounting = true;  // CONFIG_IRQ_TIME_ACCOUNTING
-    bool nohz_idle = true;            // CONFIG_NO_HZ_IDLE
+    duration resched_latency = 1'000;   // resched request -> schedule() reading the clock
+    duration tick_irq = 2'000;          // the tick interrupt's own time
+    bool irq_time_accounting = true;    // CONFIG_IRQ_TIME_ACCOUNTING
+    bool nohz_idle = true;              // CONFIG_NO_HZ_IDLE
+    duration idle_exit_latency = 1'000; // an interrupt finding the CPU idle -> its handler
+    duration ipi_latency = 1'000;       // an IPI's sending -> its handler on the target
 };
 
 // What runs above the scheduler (the tasks' programs), told when a task gets or loses a
-// CPU and asked in which mode a tick finds it. basic_core takes any type with these three
-// members; task_hooks is the one to derive from where the type is not known in advance.
+// CPU, asked in which mode a tick finds it and told of the CPU's own hrtimer interrupts
+// (the tasks' sleep timers share them). basic_core takes any type with these four members;
+// task_hooks is the one to derive from where the type is not known in advance.
 class task_hooks {
 public:
     virtual void switched_in(task& t) = 0;
     virtual void switched_out(task& t) = 0;
     // The tick interrupted t in kernel mode (a system call) rather than in user mode.
     virtual bool tick_in_kernel_mode(task& t) = 0;
+    // hrtimer_interrupt() on cpu ran the core's own timer (the tick, the HRTICK, the fair
+    // server's dl_timer); __hrtimer_run_queues() expires the other timers due there too.
+    virtual void hrtimer_interrupt(int cpu) = 0;
 
 protected:
     ~task_hooks() = default;
@@ -238,8 +245,11 @@ public:
     // try_to_wake_up(): a task still queued as delayed (6.12+) is requeued in place
     // (ttwu_runnable); otherwise it goes to the CPU select_task_rq() gives and is enqueued.
     // The wakeup comes from a timer on the CPU the task slept on, so that is also the
-    // waker's CPU.
+    // waker's CPU. A wakee placed on another CPU costs that CPU an IPI (ttwu_queue_wakelist()
+    // or the remote resched_curr()) before it can reschedule; the enqueue itself is done at
+    // once, as the waker does it when the CPUs share a cache.
     void try_to_wake_up(task& p) {
+        const int waker = p.cpu;
         wake_flags wf = wake_flags::none;
         if (!p.se.on_rq) {
             const int cpu = select_task_rq(p, p.cpu, p.cpu, wf);
@@ -249,6 +259,7 @@ public:
             }
         }
         rq& r = task_rq(p);
+        const duration ipi = r.cpu != waker ? ipi_cost(r) : 0; // before the enqueue
         update_rq_clock(r);
         p.state = task_state::runnable;
         trace(trace_kind::sched_wakeup, p);
@@ -269,8 +280,32 @@ public:
             if (lb_)
                 lb_->idle_ended(r, now());
         }
+        if (r.cpu != waker)
+            maybe_resched(r, ipi);
         hrtick_start(r, *r.curr, true);
     }
+
+    // The CPU waits in its idle state: it runs its idle task with no reschedule pending
+    // (once one is, an interrupt has already woken it).
+    bool in_idle_state(const rq& r) const { return is_idle_task(r, *r.curr) && !r.need_resched; }
+    bool in_idle_state(int cpu) const { return in_idle_state(cpu_rq(cpu)); }
+
+    // The earliest expiry after `after` among the core's own timers pending on cpu (its
+    // tick, HRTICK, the fair server's dl_timer), or max() if none.
+    sim_time next_cpu_timer(int cpu, sim_time after) const {
+        const cpu_state& c = *cpus_[static_cast<std::size_t>(cpu)];
+        sim_time t = std::numeric_limits<sim_time>::max();
+        const auto consider = [&t, after](const auto& timer) {
+            if (timer.active() && timer.expires() > after)
+                t = std::min(t, timer.expires());
+        };
+        consider(c.tick);
+        consider(c.hrtick);
+        consider(c.dl_timer);
+        return t;
+    }
+
+    const machine_costs& costs() const { return costs_; }
 
     // wakeup_preempt(): the class decides within itself; a task of a higher class always
     // preempts.
@@ -408,12 +443,13 @@ public:
     }
 
     // A preemption point: a pending reschedule takes effect resched_latency later (after
-    // the rest of an interrupt handler that asked for it, if any).
-    void maybe_resched(rq& r, duration in_handler = 0) {
+    // the rest of an interrupt handler that asked for it, or the IPI that carries it to
+    // another CPU, if any).
+    void maybe_resched(rq& r, duration before = 0) {
         cpu_state& c = cpu_of(r);
         if (!r.need_resched || c.resched.active())
             return;
-        c.resched.start_in(in_handler + costs_.resched_latency);
+        c.resched.start_in(before + costs_.resched_latency);
     }
 
     // task_sched_runtime(): sum_exec_runtime including the part not yet accounted.
@@ -469,9 +505,15 @@ private:
         maybe_resched(r);
     }
 
-    // kick_ilb(): the IPI takes as long to arrive as a remote reschedule.
+    // kick_ilb(): the IPI to the idle balancer, which leaves its idle state to take it.
     void kick_ilb(int cpu) override {
-        cpus_[static_cast<std::size_t>(cpu)]->ilb.start_in(costs_.resched_latency);
+        cpus_[static_cast<std::size_t>(cpu)]->ilb.start_in(ipi_cost(cpu_rq(cpu)));
+    }
+
+    // An IPI's delay until its handler runs on r's CPU: the delivery, and the exit from
+    // the idle state the CPU may wait in.
+    duration ipi_cost(const rq& r) const {
+        return costs_.ipi_latency + (in_idle_state(r) ? costs_.idle_exit_latency : 0);
     }
 
     void on_ilb(std::uint64_t cpu) {
@@ -622,6 +664,7 @@ private:
         update_rq_clock(r);
         server_->dl_server_timer(r);
         maybe_resched(r);
+        hooks_.hrtimer_interrupt(static_cast<int>(cpu));
     }
 
     // dl_server_start() when the CPU's first fair task is enqueued, dl_server_stop() when
@@ -641,8 +684,16 @@ private:
             rt_->task_woken(r, p);
     }
 
-    void on_tick(std::uint64_t cpu) { sched_tick(cpu_rq(static_cast<int>(cpu))); }
-    void on_hrtick(std::uint64_t cpu) { hrtick(cpu_rq(static_cast<int>(cpu))); }
+    // The tick and the HRTICK are hrtimers: their interrupt also expires the CPU's other
+    // timers that are due.
+    void on_tick(std::uint64_t cpu) {
+        sched_tick(cpu_rq(static_cast<int>(cpu)));
+        hooks_.hrtimer_interrupt(static_cast<int>(cpu));
+    }
+    void on_hrtick(std::uint64_t cpu) {
+        hrtick(cpu_rq(static_cast<int>(cpu)));
+        hooks_.hrtimer_interrupt(static_cast<int>(cpu));
+    }
     void on_resched(std::uint64_t cpu) {
         rq& r = cpu_rq(static_cast<int>(cpu));
         if (r.need_resched)
