@@ -4,6 +4,7 @@ step_simulator begins with the lines of the C++ step_system."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -57,3 +58,22 @@ def test_nice_sweep_prints_its_golden_table_and_draws_the_figure(tmp_path: Path)
     ).stdout
     assert out == golden("nice_sweep")
     assert (tmp_path / "nice.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+
+
+def test_seed000_here_builds_simulates_and_draws_for_this_host(tmp_path: Path) -> None:
+    # The machine is this host's, so the figures are too: check the table's rows and the
+    # theory the weight table gives where both groups fit (2 CPUs or more).
+    pytest.importorskip("matplotlib")
+    out = subprocess.run(
+        [sys.executable, str(EXAMPLES / "python" / "seed000_here.py"), "here.png"],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    ).stdout
+    assert out.startswith("seed000-here: theory and simulated; ratios to b")
+    rows = {tuple(line.split()[:2]): line.split()[2:] for line in out.splitlines()[3:] if line}
+    assert set(rows) == {("a", "share"), ("a", "ratio"), ("b", "share")}
+    if len(os.sched_getaffinity(0)) >= 2:
+        assert rows[("a", "ratio")][0] == f"{1024 / 110:.3f}"
+    assert (tmp_path / "here.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")

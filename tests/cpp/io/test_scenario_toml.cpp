@@ -499,7 +499,9 @@ TEST_CASE("every bundled scenario parses and validates") {
     REQUIRE(std::filesystem::is_directory(examples));
     int files = 0;
     for (const auto& entry : std::filesystem::recursive_directory_iterator(examples)) {
-        if (entry.path().extension() != ".toml")
+        // Sweep files (examples/sweeps) are for `libsched sweep`, not scenario files.
+        if (entry.path().extension() != ".toml" ||
+            entry.path().parent_path().filename() == "sweeps")
             continue;
         INFO(entry.path().string());
         ++files;
@@ -773,4 +775,14 @@ rt_priority = 1
     CHECK(sc.machine.fair_server_period == 800 * nsec_per_msec);
     CHECK(parse_scenario("[machine]\nsched_rt_runtime = -1\n[[tasks]]\nname = \"x\"\n", "m.toml")
               .machine.sched_rt_runtime == runtime_inf);
+}
+
+TEST_CASE("a sweep file is not a scenario file: the error says what runs it") {
+    try {
+        (void)parse_scenario("length = \"1s\"\n[sweep.axes]\n\"tasks.a.nice\" = [0, 1]\n", "<t>");
+        FAIL("a [sweep] table was accepted");
+    } catch (const scenario_error& e) {
+        CHECK(e.field() == "sweep");
+        CHECK(contains(e.reason(), "libsched sweep"));
+    }
 }

@@ -513,6 +513,13 @@ inline std::uint64_t read_seed(const toml::node& n, const std::string& field) {
 inline scenario read_scenario(const toml::table& root, std::string default_name, read_log& log,
                               const std::filesystem::path& base) {
     table_reader t(root, "", log);
+    // A sweep file is a scenario with a grid of values for its fields, which the Python
+    // package runs (docs/python.md).
+    if (t.take("sweep") != nullptr)
+        log.attempt([] {
+            throw scenario_error("sweep", "a sweep file's grid: run the file with `libsched "
+                                          "sweep` (the Python package's command)");
+        });
     scenario sc;
     sc.name = std::move(default_name);
     t.take_into("name", sc.name, read_string);
