@@ -199,14 +199,19 @@ class EntrySummary:
 
 @dataclass(frozen=True)
 class ModelProvenance:
-    """The model's own settings: ``calc_delta``, ``resched_latency``, ``tick_irq`` and the
-    first repetition's seed."""
+    """The model's own settings: ``calc_delta``, ``resched_latency``, ``tick_irq``, the
+    first repetition's seed, and the cost of waking (``timer_slack``,
+    ``idle_exit_latency``, ``ipi_latency``)."""
 
     calc_delta: str
     resched_latency: int
     tick_irq: int
     seed: Optional[int] = None
     smt_throughput: Optional[float] = None
+    # The cost of waking (ns): the default timer slack, an idle CPU's exit latency, an IPI.
+    timer_slack: Optional[int] = None
+    idle_exit_latency: Optional[int] = None
+    ipi_latency: Optional[int] = None
 
 
 @dataclass(frozen=True)
