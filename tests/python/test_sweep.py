@@ -14,6 +14,8 @@ import pytest
 import libsched
 from libsched.sweep import axis_values, grid_values, point_seed
 
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
 # weight(nice) from the kernel's table, for the theory by hand.
 WEIGHT = {-2: 1586, -1: 1277, 0: 1024, 1: 820, 2: 655, 5: 335}
 
@@ -244,3 +246,14 @@ def test_a_file_without_a_sweep_table_is_refused(tmp_path: Path) -> None:
     path.write_text(textwrap.dedent(SWEEP_FILE.split("[sweep]")[0]))
     with pytest.raises(ValueError, match="no \\[sweep\\] table"):
         libsched.load_sweep(path)
+
+
+def test_the_cpu_max_sweep_holds_the_batch_group_to_its_quota() -> None:
+    scenario, options = libsched.load_sweep(EXAMPLES / "sweeps" / "cpu-max.toml")
+    result = libsched.sweep(scenario, jobs=1, progress=False, **options)
+    assert len(result) == 7 * 2 and not result.failures
+    for row in result.rows:
+        quota = int(row["cgroups.batch.quota"].removesuffix("ms")) / 100  # CPUs per period
+        # At most the quota (within a tick of the 2.5 s window) and at most what the API
+        # leaves of the two cores.
+        assert row["b.share"] <= min(quota, 2 - row["api.share"]) + 0.004 * 2 / 2.5
