@@ -155,19 +155,25 @@ def test_document_has_the_keys_of_a_simulated_one(tmp_path: Path) -> None:
     assert measured["repetitions"][0]["task_groups"][0]["nr_tasks"] == 2
 
 
-def test_interrupt_leaves_nothing_behind(tmp_path: Path) -> None:
-    needs_host(cgroups=True)
-    scenario = tmp_path / "long.toml"
-    scenario.write_text(pair_toml("20s", cgroup=True))
+def measuring(scenario: Path) -> subprocess.Popen[str]:
+    """A child measuring ``scenario``, once its two workers exist (at most 10 s)."""
     script = (
         "import libsched, warnings; warnings.simplefilter('ignore'); "
         f"libsched.measure({str(scenario)!r})"
     )
     child = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and len(leftovers()[0]) < 2:
+        time.sleep(0.05)
+    return child
+
+
+def test_interrupt_leaves_nothing_behind(tmp_path: Path) -> None:
+    needs_host(cgroups=True)
+    scenario = tmp_path / "long.toml"
+    scenario.write_text(pair_toml("20s", cgroup=True))
+    child = measuring(scenario)
     try:
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and len(leftovers()[0]) < 2:
-            time.sleep(0.05)
         pids, groups = leftovers()
         assert len(pids) == 2 and len(groups) == 1, (pids, groups)
         child.send_signal(signal.SIGINT)
@@ -183,15 +189,8 @@ def test_sigterm_cleans_up_too(tmp_path: Path) -> None:
     needs_host()
     scenario = tmp_path / "long.toml"
     scenario.write_text(pair_toml("20s"))
-    script = (
-        "import libsched, warnings; warnings.simplefilter('ignore'); "
-        f"libsched.measure({str(scenario)!r})"
-    )
-    child = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True)
+    child = measuring(scenario)
     try:
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and len(leftovers()[0]) < 2:
-            time.sleep(0.05)
         child.send_signal(signal.SIGTERM)
         child.communicate(timeout=10)
     finally:
