@@ -257,3 +257,18 @@ def test_the_cpu_max_sweep_holds_the_batch_group_to_its_quota() -> None:
         # At most the quota (within a tick of the 2.5 s window) and at most what the API
         # leaves of the two cores.
         assert row["b.share"] <= min(quota, 2 - row["api.share"]) + 0.004 * 2 / 2.5
+
+
+def test_the_nice_ladder_file_gives_one_table_on_local_processes_and_on_dask() -> None:
+    distributed = pytest.importorskip("distributed")
+    scenario, options = libsched.load_sweep(EXAMPLES / "sweeps" / "nice-ladder.toml")
+    local = libsched.sweep(scenario, jobs=2, progress=False, **options)
+    assert len(local) == 3 * 40 and not local.failures
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        on_dask = libsched.sweep(scenario, client=client, progress=False, **options)
+    assert on_dask.rows == local.rows
