@@ -667,8 +667,9 @@ inline int run_cli(const std::vector<std::string>& args, std::ostream& out, std:
         CLI::App app{"Simulates the Linux fair scheduler (CFS and EEVDF) on scenario files.",
                      "libsched"};
         app.set_version_flag("--version", std::string{"libsched "} + LIBSCHED_VERSION_STRING);
-        app.footer("libsched measure SCENARIO (run a scenario on this host) comes with the Python "
-                   "package's libsched command.");
+        app.footer("The Python package's libsched command adds compare (theory, simulated and "
+                   "measured side by side), measure (run a scenario on this host) and sweep (a "
+                   "scenario over a grid of parameter values).");
         app.require_subcommand(1);
 
         run_command run;
