@@ -192,11 +192,11 @@ def _known_figures(row: Mapping[str, Any], prefix: str = "") -> Iterator[str]:
 
 def _run_units(
     base: str, origin: str, axes: Sequence[str], figures: Sequence[str], units: Sequence[_Unit]
-) -> list[tuple[str, int, int, Any, list[str]]]:
-    """Run a batch of units (in a worker): ("ok", point, repetition, figures, warnings) or
-    ("failed", point, repetition, error, [])."""
+) -> list[tuple[str, int, int, int, Any, list[str]]]:
+    """Run a batch of units (in a worker): ("ok", point, repetition, seed, figures,
+    warnings) or ("failed", point, repetition, seed, error, [])."""
     scenario = Scenario.from_text(base, origin)
-    out: list[tuple[str, int, int, Any, list[str]]] = []
+    out: list[tuple[str, int, int, int, Any, list[str]]] = []
     for point, repetition, values, seed in units:
         try:
             text = scenario.with_values(dict(zip(axes, values))).to_toml()
@@ -206,9 +206,9 @@ def _run_units(
             raise
         except (KeyError, TypeError, ValueError) as err:  # ScenarioError is a ValueError
             message = str(err.args[0]) if isinstance(err, KeyError) and err.args else str(err)
-            out.append(("failed", point, repetition, message, []))
+            out.append(("failed", point, repetition, seed, message, []))
             continue
-        out.append(("ok", point, repetition, found, messages))
+        out.append(("ok", point, repetition, seed, found, messages))
     return out
 
 
@@ -349,8 +349,8 @@ def sweep(
     paths = list(axes)
     grid = [axis_values(path, axes[path]) for path in paths]
     wanted = list(figures) if figures is not None else _default_figures(base)
-    for path in paths:  # a path that names nothing fails here, not at every point
-        base.with_values({path: grid[paths.index(path)][0]})
+    for path, axis in zip(paths, grid):  # a path that names nothing fails here, once
+        base.with_values({path: axis[0]})
 
     # Rows of points no longer on the grid are dropped from the table written back.
     done: list[dict[str, Any]] = []
@@ -391,13 +391,12 @@ def sweep(
     bar = _progress(len(units), progress)
     try:
         for batch in results:
-            for status, point, repetition, found, messages in batch:
+            for status, point, repetition, seed_of, found, messages in batch:
                 at = grid_values(grid, point)
                 named = dict(zip(paths, at))
                 if status == "failed":
                     failures.append(SweepFailure(point, repetition, named, found))
                     continue
-                seed_of = point_seed(base_seed, at, repetition)
                 rows.append(
                     {"point": point, **named, "repetition": repetition, "seed": seed_of, **found}
                 )
