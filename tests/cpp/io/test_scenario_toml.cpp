@@ -1,5 +1,6 @@
 // io/scenario_toml.hpp: what a scenario file says arrives in the scenario, and every kind
 // of mistake in a file is reported with the field as written (and its line).
+#include "bundled_examples.hpp"
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
@@ -498,21 +499,17 @@ TEST_CASE("every bundled scenario parses and validates") {
     const std::filesystem::path examples = std::filesystem::path{LIBSCHED_SOURCE_DIR} / "examples";
     REQUIRE(std::filesystem::is_directory(examples));
     int files = 0;
-    for (const auto& entry : std::filesystem::recursive_directory_iterator(examples)) {
-        // Sweep files (examples/sweeps) are for `libsched sweep`, not scenario files.
-        if (entry.path().extension() != ".toml" ||
-            entry.path().parent_path().filename() == "sweeps")
-            continue;
-        INFO(entry.path().string());
+    for (const std::filesystem::path& path : bundled_examples::scenario_files(examples)) {
+        INFO(path.string());
         ++files;
         scenario sc;
-        REQUIRE_NOTHROW(sc = load_scenario(entry.path()));
+        REQUIRE_NOTHROW(sc = load_scenario(path));
         // Two seed 000 replays ask for nice 20, as their source did.
         for (const std::string& w : validate(sc)) {
             INFO(w);
             CHECK(w == "tasks[1].nice: 20 clamped to 19 as setpriority() does");
         }
-        if (entry.path().parent_path().filename() != "replays")
+        if (path.parent_path().filename() != "replays")
             continue;
         const measured_spec& m = sc.measured;
         // A replay of an experiment nothing was measured of (seed003) has no [measured]

@@ -1,5 +1,6 @@
 // The invariant-checking mode: every bundled scenario passes it, and a corrupted state is
 // caught at the next event, naming what broke.
+#include "bundled_examples.hpp"
 #include "model_helpers.hpp"
 #include <filesystem>
 #include <libsched/io/scenario_toml.hpp>
@@ -35,13 +36,9 @@ TEST_CASE("every bundled scenario keeps the invariants") {
 #ifdef LIBSCHED_SOURCE_DIR
     const std::filesystem::path examples = std::filesystem::path{LIBSCHED_SOURCE_DIR} / "examples";
     int files = 0;
-    for (const auto& entry : std::filesystem::recursive_directory_iterator(examples)) {
-        // Sweep files (examples/sweeps) are for `libsched sweep`, not scenario files.
-        if (entry.path().extension() != ".toml" ||
-            entry.path().parent_path().filename() == "sweeps")
-            continue;
-        INFO(entry.path().string());
-        const scenario sc = load_scenario(entry.path());
+    for (const std::filesystem::path& path : bundled_examples::scenario_files(examples)) {
+        INFO(path.string());
+        const scenario sc = load_scenario(path);
         run_options opt;
         opt.repetitions = 1;
         opt.check_invariants = true;
