@@ -69,3 +69,11 @@ def test_seed000_here_builds_simulates_and_draws_for_this_host(tmp_path: Path) -
     if len(os.sched_getaffinity(0)) >= 2:
         assert rows[("a", "ratio")][0] == f"{1024 / 110:.3f}"
     assert is_png(tmp_path / "here.png")
+
+
+def test_cfs_vs_eevdf_prints_its_golden_table_and_draws_the_figure(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("pandas")
+    out = run_example("cfs_vs_eevdf", "p99.png", cwd=tmp_path)
+    assert out == golden("cfs_vs_eevdf")
+    assert is_png(tmp_path / "p99.png")
