@@ -534,3 +534,101 @@ TEST_CASE("old CFS with HRTICK: an enqueue re-arms the timer only below sched_nr
         CHECK(cpu.fc.hrtick_delay(cpu.r, true).has_value() == v.is_eevdf());
     }
 }
+
+namespace {
+
+// One CPU with two cpu cgroups, a and b, under the root, each holding its tasks' entities
+// (as the core's set_task_rq() attaches them).
+struct two_groups {
+    explicit two_groups(kernel_version v)
+        : fc(fair_params(v, default_tunables(v, 1, 250))), r(0, fc.params()),
+          root(std::vector<rq*>{&r}), a(root, "a", {&r}, v.is_eevdf()),
+          b(root, "b", {&r}, v.is_eevdf()) {}
+    void attach(task& t, task_group& g) {
+        t.sched_class = &fc;
+        t.se.cfs_rq = g.cfs_rq[0];
+        t.se.parent = g.se[0];
+        t.se.depth = 1;
+        t.se.idle = t.policy == sched_policy::idle;
+        t.se.load = task_load_weight(t.nice, t.se.idle);
+        t.state = task_state::runnable;
+    }
+    // curr forks in a and runs; the wakee then wakes in b, whose entity comes back far
+    // right of a's (old CFS: 50 ms of vruntime ahead, beyond the sleeper credit; EEVDF: a
+    // lag of -4 ms, so it is not eligible): on their common queue b's entity never wins.
+    bool wakeup_preempts(task& curr, task& wakee) {
+        attach(curr, a);
+        fc.task_fork(r, curr);
+        fc.enqueue_task(r, curr,
+                        fc.params().since(6, 12) ? enqueue_flags::initial : enqueue_flags::none);
+        r.curr = fc.pick_next_task(r, *r.curr);
+        REQUIRE(r.curr == &curr);
+        attach(wakee, b);
+        if (fc.params().eevdf())
+            b.se[0]->vlag = -4 * static_cast<s64>(ms);
+        else
+            b.se[0]->vruntime = r.cfs.min_vruntime + 50 * ms;
+        fc.enqueue_task(r, wakee, enqueue_flags::wakeup);
+        fc.wakeup_preempt(r, wakee, wake_flags::none);
+        return r.need_resched;
+    }
+    fair_sched_class fc;
+    rq r;
+    task_group root, a, b;
+};
+
+constexpr std::array<kernel_version, 9> wakeup_releases = {
+    {{5, 15}, {6, 1}, {6, 6}, {6, 8}, {6, 11}, {6, 12}, {6, 14}, {6, 18}, {6, 19}}};
+
+} // namespace
+
+TEST_CASE("before 6.12 a SCHED_IDLE curr yields to any other wakee, whatever their groups") {
+    // check_preempt_wakeup() up to 6.11 tests task_has_idle_policy(curr) before
+    // find_matching_se(); 6.12 (faa42d29419d) compares the matched entities instead, and
+    // group a's (normal) entity is not preempted by group b's. A SCHED_NORMAL curr in the
+    // same place is never preempted.
+    for (const kernel_version v : wakeup_releases) {
+        INFO(v.str());
+        two_groups idle_curr(v);
+        task i, w;
+        i.policy = sched_policy::idle;
+        CHECK(idle_curr.wakeup_preempts(i, w) == (v < kernel_version{6, 12}));
+        two_groups normal_curr(v);
+        task n, w2;
+        CHECK_FALSE(normal_curr.wakeup_preempts(n, w2));
+    }
+}
+
+TEST_CASE("before 6.12 a SCHED_BATCH wakee does not preempt even an idle group (cpu.idle)") {
+    // Up to 6.11 the wakee's policy is tested before the entities: BATCH returns first. 6.12
+    // (faa42d29419d) tests the idle entity first, and a's idle entity yields to b's. A
+    // SCHED_NORMAL wakee preempts the idle group in every release.
+    for (const kernel_version v : wakeup_releases) {
+        for (const sched_policy policy : {sched_policy::batch, sched_policy::normal}) {
+            INFO(v.str() << (policy == sched_policy::batch ? " SCHED_BATCH" : " SCHED_NORMAL"));
+            two_groups s(v);
+            s.fc.group_set_idle(s.a, true);
+            task c, w;
+            w.policy = policy;
+            CHECK(s.wakeup_preempts(c, w) ==
+                  (policy == sched_policy::normal || v >= kernel_version{6, 12}));
+        }
+    }
+}
+
+TEST_CASE("WAKEUP_PREEMPTION off: a SCHED_IDLE curr is still preempted before 6.12") {
+    // Up to 6.11 the idle-policy test comes before the feature test; 6.12 (faa42d29419d)
+    // tests the feature first. Both tasks in the root group.
+    for (const kernel_version v : wakeup_releases) {
+        INFO(v.str());
+        fair_params p(v, default_tunables(v, 1, 250));
+        p.feat.set(feature::wakeup_preemption, false);
+        fair_cpu cpu(p);
+        task i, w;
+        i.policy = sched_policy::idle;
+        cpu.fork(i, true);
+        REQUIRE(&cpu.switch_to_next() == &i);
+        cpu.wake(w);
+        CHECK(cpu.r.need_resched == (v < kernel_version{6, 12}));
+    }
+}
