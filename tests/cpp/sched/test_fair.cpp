@@ -455,6 +455,24 @@ TEST_CASE("NEXT_BUDDY under EEVDF marks no forked task, and an ineligible buddy 
     CHECK(&late.cpu.switch_to_next() == &late.b);
 }
 
+TEST_CASE("the pick honours a next buddy under PICK_BUDDY from 6.14, 6.12.13 and 6.13.2") {
+    // 2a77e4be12cb: before it pick_next_entity() tested NEXT_BUDDY (off), so a buddy set
+    // another way (a sleeping task's group, dequeue_entities()) was ignored by default. As
+    // in the NEXT_BUDDY case above, b is the pick without the buddy and c with it.
+    for (const auto& [v, honoured] :
+         {std::pair{kernel_version{6, 12}, false}, std::pair{kernel_version{6, 12, 12}, false},
+          std::pair{kernel_version{6, 12, 13}, true}, std::pair{kernel_version{6, 13, 1}, false},
+          std::pair{kernel_version{6, 13, 2}, true}, std::pair{kernel_version{6, 14}, true},
+          std::pair{kernel_version{6, 18}, true}, std::pair{kernel_version{6, 19}, true}}) {
+        INFO(v.str());
+        buddy_case s(v, false);
+        s.cpu.wake(s.c);
+        s.run(ms / 2);
+        s.cpu.r.cfs.next = &s.c.se;
+        CHECK(&s.cpu.switch_to_next() == (honoured ? &s.c : &s.b));
+    }
+}
+
 TEST_CASE("6.19 NEXT_BUDDY: pick_eevdf() honours the buddy, so an eligible wakee preempts") {
     // e837456fdca8: the buddy test moved into __pick_eevdf(), ahead of curr's protection,
     // and the wakee is marked before the wakeup's own pick: c is eligible, so the wakeup

@@ -864,8 +864,11 @@ private:
             cfs::clear_buddies(q, *se);
             return se;
         }
-        // 6.19 (e837456fdca8) moved the buddy test into pick_eevdf().
-        const feature buddy = p_.since(6, 12) ? feature::pick_buddy : feature::next_buddy;
+        // The buddy is honoured under NEXT_BUDDY (off) until PICK_BUDDY (on) took over
+        // (2a77e4be12cb: 6.14, 6.12.13, 6.13.2). 6.19 (e837456fdca8) moved the test into
+        // pick_eevdf().
+        const feature buddy = feature_exists(feature::pick_buddy, p_.version) ? feature::pick_buddy
+                                                                              : feature::next_buddy;
         sched_entity* se = nullptr;
         if (!p_.since(6, 19) && p_.feat(buddy) && q.next != nullptr && entity_eligible(q, *q.next))
             se = q.next;
