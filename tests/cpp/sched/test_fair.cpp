@@ -650,3 +650,66 @@ TEST_CASE("WAKEUP_PREEMPTION off: a SCHED_IDLE curr is still preempted before 6.
         CHECK(cpu.r.need_resched == (v < kernel_version{6, 12}));
     }
 }
+
+TEST_CASE("old CFS: a sleeper preempts only past the wakeup granularity in its own virtual time") {
+    // 5.15 on one CPU (factor 1): latency 6 ms, so a sleeper is placed at most 3 ms
+    // (GENTLE_FAIR_SLEEPERS) left of min_vruntime, which is curr's vruntime here;
+    // wakeup_granularity 1 ms. check_preempt_wakeup() preempts iff curr - wakee > the
+    // granularity converted to the wakee's virtual time: 1 ms for nice 0, 1 ms * 1024 / 335
+    // = 3.06 ms for nice 5, which is more than the whole sleeper credit.
+    const kernel_version v{5, 15};
+    const auto preempts = [&](int nice, s64 left_of_curr) {
+        fair_cpu cpu(fair_params(v, default_tunables(v, 1, 250)));
+        task c, w;
+        cpu.fork(c);
+        REQUIRE(&cpu.switch_to_next() == &c);
+        cpu.r.clock_task += 10 * ms;
+        cpu.fc.update_curr(cpu.r);
+        w.nice = nice;
+        w.se.vruntime = c.se.vruntime - static_cast<u64>(left_of_curr);
+        cpu.wake(w);
+        return cpu.r.need_resched;
+    };
+    CHECK_FALSE(preempts(0, 1'000'000)); // exactly the granularity: not more
+    CHECK(preempts(0, 1'000'001));
+    CHECK(preempts(0, 100 * ms)); // long sleep: clamped to 3 ms, still past 1 ms
+    CHECK_FALSE(preempts(5, 100 * ms));
+    CHECK_FALSE(preempts(0, -1)); // right of curr
+}
+
+TEST_CASE("EEVDF: a wakee with the earlier deadline but not eligible does not preempt") {
+    // One CPU at HZ 250, RUN_TO_PARITY off so that curr is not protected. Nice-0 curr c
+    // has run 0.1 ms of its request (deadline 0.75 ms after its start, 0.375 ms from 6.12,
+    // which forks with half a slice): 0.275 ms or more of its deadline is ahead. The
+    // nice -10 wakee w (weight 9548) has a virtual slice of 0.75 ms * 1024 / 9548 = 80 us
+    // and wakes with a saved lag of -10 us: place_entity() inflates it by (1024 + 9548) /
+    // 1024 to 103 us right of c (V before it), and V then moves 9548 / 10572 of that, so
+    // w stays 10 us right of V: not eligible, with its deadline 183 us after c's vruntime,
+    // before c's. pick_eevdf() keeps c. With no lag w is at V, eligible, and preempts;
+    // with RUN_TO_PARITY on c's protection keeps it.
+    for (const kernel_version v : {kernel_version{6, 6}, kernel_version{6, 8},
+                                   kernel_version{6, 12}, kernel_version{6, 14}}) {
+        const auto preempts = [&](s64 lag, bool run_to_parity) {
+            fair_params p(v, default_tunables(v, 1, 250));
+            p.feat.set(feature::run_to_parity, run_to_parity);
+            fair_cpu cpu(p);
+            task c, w;
+            cpu.fork(c);
+            REQUIRE(&cpu.switch_to_next() == &c);
+            cpu.r.clock_task += ms / 10;
+            cpu.fc.update_curr(cpu.r);
+            w.nice = -10;
+            w.se.vlag = lag;
+            cpu.wake(w);
+            if (lag != 0) {
+                REQUIRE_FALSE(entity_eligible(cpu.r.cfs, w.se));
+                REQUIRE(static_cast<s64>(w.se.deadline - c.se.deadline) < 0);
+            }
+            return cpu.r.need_resched;
+        };
+        INFO(v.str());
+        CHECK_FALSE(preempts(-10'000, false));
+        CHECK(preempts(0, false));
+        CHECK_FALSE(preempts(0, true));
+    }
+}
