@@ -9,12 +9,13 @@ using namespace libsched;
 namespace {
 
 constexpr kernel_version v515{5, 15};
+constexpr kernel_version v61{6, 1};
 
 // Exact division keeps the expected values free of the inverse-weight rounding; the
 // rounding itself is checked once, in the first test case.
-fair_params params_for(int online_cpus = 8,
-                       calc_delta_mode mode = calc_delta_mode::exact_division) {
-    return fair_params(v515, default_tunables(v515, online_cpus, 250), mode);
+fair_params params_for(int online_cpus = 8, calc_delta_mode mode = calc_delta_mode::exact_division,
+                       kernel_version v = v515) {
+    return fair_params(v, default_tunables(v, online_cpus, 250), mode);
 }
 
 void enqueue_nice(cfs_rq& q, sched_entity& se, int nice, u64 vruntime = 0) {
@@ -125,9 +126,13 @@ TEST_CASE("GENTLE_FAIR_SLEEPERS credits a sleeper at most latency / 2") {
     cfs::place_entity(p, q, se, false);
     CHECK(se.vruntime == q.min_vruntime - 5'000'000);
 
-    se.vruntime = q.min_vruntime - 1'000'000'000; // SCHED_IDLE: min_granularity / 2
+    // SCHED_IDLE: 5.15 credits latency / 2 as for any entity; 5.16+ min_granularity / 2.
     se.idle = true;
+    se.vruntime = q.min_vruntime - 1'000'000'000;
     cfs::place_entity(p, q, se, false);
+    CHECK(se.vruntime == q.min_vruntime - 12'000'000);
+    se.vruntime = q.min_vruntime - 1'000'000'000;
+    cfs::place_entity(params_for(8, calc_delta_mode::exact_division, v61), q, se, false);
     CHECK(se.vruntime == q.min_vruntime - 1'500'000);
     se.idle = false;
 
@@ -222,7 +227,9 @@ TEST_CASE("pick_next_entity takes the leftmost, curr if further left, then buddi
 }
 
 TEST_CASE("a SCHED_IDLE task's slice floor is idle_min_granularity unless all are idle") {
-    const fair_params p = params_for();
+    // 5.16+ (sched_slice() with sched_idle_cfs_rq()); 5.15 floors every entity at
+    // min_granularity.
+    const fair_params p = params_for(8, calc_delta_mode::exact_division, v61);
     const auto enqueue_idle = [](cfs_rq& q, sched_entity& se) {
         se.load = task_load_weight(0, true);
         se.idle = true;
@@ -233,17 +240,18 @@ TEST_CASE("a SCHED_IDLE task's slice floor is idle_min_granularity unless all ar
         timeline_insert(q, se);
     };
     SECTION("beside a nice-0 task: 24 ms * 3 / 1027 is below 0.75 ms, so 0.75 ms") {
-        rq r(0, params_for());
+        rq r(0, p);
         cfs_rq& q = r.cfs;
         sched_entity normal, idle;
         enqueue_nice(q, normal, 0);
         enqueue_idle(q, idle);
         CHECK(cfs::sched_slice(p, q, idle) == 750'000);
+        CHECK(cfs::sched_slice(params_for(), q, idle) == 3'000'000); // 5.15
     }
     SECTION("idle tasks alone get the normal floor: latency 2 ms, two tasks -> 1 ms -> 3 ms") {
         fair_params short_latency = p;
         short_latency.tun.latency = 2'000'000; // sched_nr_latency left at 8: no stretching
-        rq r(0, params_for());
+        rq r(0, p);
         cfs_rq& q = r.cfs;
         sched_entity a, b;
         enqueue_idle(q, a);

@@ -455,6 +455,24 @@ TEST_CASE("NEXT_BUDDY under EEVDF marks no forked task, and an ineligible buddy 
     CHECK(&late.cpu.switch_to_next() == &late.b);
 }
 
+TEST_CASE("the pick honours a next buddy under PICK_BUDDY from 6.14, 6.12.13 and 6.13.2") {
+    // 2a77e4be12cb: before it pick_next_entity() tested NEXT_BUDDY (off), so a buddy set
+    // another way (a sleeping task's group, dequeue_entities()) was ignored by default. As
+    // in the NEXT_BUDDY case above, b is the pick without the buddy and c with it.
+    for (const auto& [v, honoured] :
+         {std::pair{kernel_version{6, 12}, false}, std::pair{kernel_version{6, 12, 12}, false},
+          std::pair{kernel_version{6, 12, 13}, true}, std::pair{kernel_version{6, 13, 1}, false},
+          std::pair{kernel_version{6, 13, 2}, true}, std::pair{kernel_version{6, 14}, true},
+          std::pair{kernel_version{6, 18}, true}, std::pair{kernel_version{6, 19}, true}}) {
+        INFO(v.str());
+        buddy_case s(v, false);
+        s.cpu.wake(s.c);
+        s.run(ms / 2);
+        s.cpu.r.cfs.next = &s.c.se;
+        CHECK(&s.cpu.switch_to_next() == (honoured ? &s.c : &s.b));
+    }
+}
+
 TEST_CASE("6.19 NEXT_BUDDY: pick_eevdf() honours the buddy, so an eligible wakee preempts") {
     // e837456fdca8: the buddy test moved into __pick_eevdf(), ahead of curr's protection,
     // and the wakee is marked before the wakeup's own pick: c is eligible, so the wakeup
@@ -532,5 +550,166 @@ TEST_CASE("old CFS with HRTICK: an enqueue re-arms the timer only below sched_nr
         cpu.switch_to_next();
         CHECK(cpu.fc.hrtick_delay(cpu.r, false));
         CHECK(cpu.fc.hrtick_delay(cpu.r, true).has_value() == v.is_eevdf());
+    }
+}
+
+namespace {
+
+// One CPU with two cpu cgroups, a and b, under the root, each holding its tasks' entities
+// (as the core's set_task_rq() attaches them).
+struct two_groups {
+    explicit two_groups(kernel_version v)
+        : fc(fair_params(v, default_tunables(v, 1, 250))), r(0, fc.params()),
+          root(std::vector<rq*>{&r}), a(root, "a", {&r}, v.is_eevdf()),
+          b(root, "b", {&r}, v.is_eevdf()) {}
+    void attach(task& t, task_group& g) {
+        t.sched_class = &fc;
+        t.se.cfs_rq = g.cfs_rq[0];
+        t.se.parent = g.se[0];
+        t.se.depth = 1;
+        t.se.idle = t.policy == sched_policy::idle;
+        t.se.load = task_load_weight(t.nice, t.se.idle);
+        t.state = task_state::runnable;
+    }
+    // curr forks in a and runs; the wakee then wakes in b, whose entity comes back far
+    // right of a's (old CFS: 50 ms of vruntime ahead, beyond the sleeper credit; EEVDF: a
+    // lag of -4 ms, so it is not eligible): on their common queue b's entity never wins.
+    bool wakeup_preempts(task& curr, task& wakee) {
+        attach(curr, a);
+        fc.task_fork(r, curr);
+        fc.enqueue_task(r, curr,
+                        fc.params().since(6, 12) ? enqueue_flags::initial : enqueue_flags::none);
+        r.curr = fc.pick_next_task(r, *r.curr);
+        REQUIRE(r.curr == &curr);
+        attach(wakee, b);
+        if (fc.params().eevdf())
+            b.se[0]->vlag = -4 * static_cast<s64>(ms);
+        else
+            b.se[0]->vruntime = r.cfs.min_vruntime + 50 * ms;
+        fc.enqueue_task(r, wakee, enqueue_flags::wakeup);
+        fc.wakeup_preempt(r, wakee, wake_flags::none);
+        return r.need_resched;
+    }
+    fair_sched_class fc;
+    rq r;
+    task_group root, a, b;
+};
+
+constexpr std::array<kernel_version, 9> wakeup_releases = {
+    {{5, 15}, {6, 1}, {6, 6}, {6, 8}, {6, 11}, {6, 12}, {6, 14}, {6, 18}, {6, 19}}};
+
+} // namespace
+
+TEST_CASE("before 6.12 a SCHED_IDLE curr yields to any other wakee, whatever their groups") {
+    // check_preempt_wakeup() up to 6.11 tests task_has_idle_policy(curr) before
+    // find_matching_se(); 6.12 (faa42d29419d) compares the matched entities instead, and
+    // group a's (normal) entity is not preempted by group b's. A SCHED_NORMAL curr in the
+    // same place is never preempted.
+    for (const kernel_version v : wakeup_releases) {
+        INFO(v.str());
+        two_groups idle_curr(v);
+        task i, w;
+        i.policy = sched_policy::idle;
+        CHECK(idle_curr.wakeup_preempts(i, w) == (v < kernel_version{6, 12}));
+        two_groups normal_curr(v);
+        task n, w2;
+        CHECK_FALSE(normal_curr.wakeup_preempts(n, w2));
+    }
+}
+
+TEST_CASE("before 6.12 a SCHED_BATCH wakee does not preempt even an idle group (cpu.idle)") {
+    // Up to 6.11 the wakee's policy is tested before the entities: BATCH returns first. 6.12
+    // (faa42d29419d) tests the idle entity first, and a's idle entity yields to b's. A
+    // SCHED_NORMAL wakee preempts the idle group in every release.
+    for (const kernel_version v : wakeup_releases) {
+        for (const sched_policy policy : {sched_policy::batch, sched_policy::normal}) {
+            INFO(v.str() << (policy == sched_policy::batch ? " SCHED_BATCH" : " SCHED_NORMAL"));
+            two_groups s(v);
+            s.fc.group_set_idle(s.a, true);
+            task c, w;
+            w.policy = policy;
+            CHECK(s.wakeup_preempts(c, w) ==
+                  (policy == sched_policy::normal || v >= kernel_version{6, 12}));
+        }
+    }
+}
+
+TEST_CASE("WAKEUP_PREEMPTION off: a SCHED_IDLE curr is still preempted before 6.12") {
+    // Up to 6.11 the idle-policy test comes before the feature test; 6.12 (faa42d29419d)
+    // tests the feature first. Both tasks in the root group.
+    for (const kernel_version v : wakeup_releases) {
+        INFO(v.str());
+        fair_params p(v, default_tunables(v, 1, 250));
+        p.feat.set(feature::wakeup_preemption, false);
+        fair_cpu cpu(p);
+        task i, w;
+        i.policy = sched_policy::idle;
+        cpu.fork(i, true);
+        REQUIRE(&cpu.switch_to_next() == &i);
+        cpu.wake(w);
+        CHECK(cpu.r.need_resched == (v < kernel_version{6, 12}));
+    }
+}
+
+TEST_CASE("old CFS: a sleeper preempts only past the wakeup granularity in its own virtual time") {
+    // 5.15 on one CPU (factor 1): latency 6 ms, so a sleeper is placed at most 3 ms
+    // (GENTLE_FAIR_SLEEPERS) left of min_vruntime, which is curr's vruntime here;
+    // wakeup_granularity 1 ms. check_preempt_wakeup() preempts iff curr - wakee > the
+    // granularity converted to the wakee's virtual time: 1 ms for nice 0, 1 ms * 1024 / 335
+    // = 3.06 ms for nice 5, which is more than the whole sleeper credit.
+    const kernel_version v{5, 15};
+    const auto preempts = [&](int nice, s64 left_of_curr) {
+        fair_cpu cpu(fair_params(v, default_tunables(v, 1, 250)));
+        task c, w;
+        cpu.fork(c);
+        REQUIRE(&cpu.switch_to_next() == &c);
+        cpu.r.clock_task += 10 * ms;
+        cpu.fc.update_curr(cpu.r);
+        w.nice = nice;
+        w.se.vruntime = c.se.vruntime - static_cast<u64>(left_of_curr);
+        cpu.wake(w);
+        return cpu.r.need_resched;
+    };
+    CHECK_FALSE(preempts(0, 1'000'000)); // exactly the granularity: not more
+    CHECK(preempts(0, 1'000'001));
+    CHECK(preempts(0, 100 * ms)); // long sleep: clamped to 3 ms, still past 1 ms
+    CHECK_FALSE(preempts(5, 100 * ms));
+    CHECK_FALSE(preempts(0, -1)); // right of curr
+}
+
+TEST_CASE("EEVDF: a wakee with the earlier deadline but not eligible does not preempt") {
+    // One CPU at HZ 250, RUN_TO_PARITY off so that curr is not protected. Nice-0 curr c
+    // has run 0.1 ms of its request (deadline 0.75 ms after its start, 0.375 ms from 6.12,
+    // which forks with half a slice): 0.275 ms or more of its deadline is ahead. The
+    // nice -10 wakee w (weight 9548) has a virtual slice of 0.75 ms * 1024 / 9548 = 80 us
+    // and wakes with a saved lag of -10 us: place_entity() inflates it by (1024 + 9548) /
+    // 1024 to 103 us right of c (V before it), and V then moves 9548 / 10572 of that, so
+    // w stays 10 us right of V: not eligible, with its deadline 183 us after c's vruntime,
+    // before c's. pick_eevdf() keeps c. With no lag w is at V, eligible, and preempts;
+    // with RUN_TO_PARITY on c's protection keeps it.
+    for (const kernel_version v : {kernel_version{6, 6}, kernel_version{6, 8},
+                                   kernel_version{6, 12}, kernel_version{6, 14}}) {
+        const auto preempts = [&](s64 lag, bool run_to_parity) {
+            fair_params p(v, default_tunables(v, 1, 250));
+            p.feat.set(feature::run_to_parity, run_to_parity);
+            fair_cpu cpu(p);
+            task c, w;
+            cpu.fork(c);
+            REQUIRE(&cpu.switch_to_next() == &c);
+            cpu.r.clock_task += ms / 10;
+            cpu.fc.update_curr(cpu.r);
+            w.nice = -10;
+            w.se.vlag = lag;
+            cpu.wake(w);
+            if (lag != 0) {
+                REQUIRE_FALSE(entity_eligible(cpu.r.cfs, w.se));
+                REQUIRE(static_cast<s64>(w.se.deadline - c.se.deadline) < 0);
+            }
+            return cpu.r.need_resched;
+        };
+        INFO(v.str());
+        CHECK_FALSE(preempts(-10'000, false));
+        CHECK(preempts(0, false));
+        CHECK_FALSE(preempts(0, true));
     }
 }

@@ -1,6 +1,7 @@
 // sched/stable_fix.hpp: a release's patch level selects the rules stable updates took, as
 // the stable review mails list them (first point release of each series).
 #include <catch2/catch.hpp>
+#include <libsched/sched/features.hpp>
 #include <libsched/sched/stable_fix.hpp>
 #include <libsched/sched/tunables.hpp>
 
@@ -36,4 +37,17 @@ TEST_CASE("the 0.70 ms base slice follows the patch level (2ae891b82695)") {
     // 8 online CPUs: factor 4, so 3 ms before the fix and 2.8 ms with it.
     CHECK(default_tunables({6, 12, 30}, 8, 250).base_slice == 3'000'000);
     CHECK(default_tunables({6, 12, 31}, 8, 250).base_slice == 2'800'000);
+}
+
+TEST_CASE("PICK_BUDDY exists from 6.14 and from the point releases that took 2a77e4be12cb") {
+    CHECK_FALSE(feature_exists(feature::pick_buddy, {6, 12}));
+    CHECK_FALSE(feature_exists(feature::pick_buddy, {6, 12, 12}));
+    CHECK(feature_exists(feature::pick_buddy, {6, 12, 13}));
+    CHECK_FALSE(feature_exists(feature::pick_buddy, {6, 13, 1}));
+    CHECK(feature_exists(feature::pick_buddy, {6, 13, 2}));
+    CHECK(feature_exists(feature::pick_buddy, {6, 14}));
+    CHECK_FALSE(feature_exists(feature::pick_buddy, {6, 11, 30}));
+    CHECK(sched_features({6, 12, 13})(feature::pick_buddy));
+    CHECK_FALSE(sched_features({6, 12, 12})(feature::pick_buddy));
+    CHECK(feature_releases(info(feature::pick_buddy)) == "6.14 and later, 6.12.13+, 6.13.2+");
 }

@@ -14,6 +14,13 @@ inline u64 sched_period(const fair_params& p, u64 nr_running) {
     return static_cast<u64>(p.tun.latency);
 }
 
+// Whether se is an idle entity that sched_slice() and place_entity() treat apart: 5.16's
+// SCHED_IDLE series (after 5.15's cpu.idle) gave them a lower slice floor and less sleeper
+// credit; 5.15 treats them as any entity.
+inline bool reduced_idle_entity(const fair_params& p, const sched_entity& se) {
+    return p.since(5, 16) && se_is_idle(se);
+}
+
 // sched_slice(): the entity's weighted share of the period, and of each queue above it.
 // With ALT_PERIOD (5.13+, on by default) the period counts the tasks on the CPU
 // (rq->cfs.h_nr_running), before it the entity's queue's entities.
@@ -30,9 +37,9 @@ inline u64 sched_slice(const fair_params& p, const cfs_rq& q, const sched_entity
     }
     if (p.feat(feature::base_slice)) {
         // se_is_idle() && !sched_idle_cfs_rq(): a SCHED_IDLE entity's floor is lower unless
-        // the queue holds nothing else.
+        // the queue holds nothing else (5.16+).
         const bool idle_rq = q.nr_queued > 0 && q.nr_queued == q.h_nr_idle;
-        const bool idle = se_is_idle(se) && !idle_rq;
+        const bool idle = reduced_idle_entity(p, se) && !idle_rq;
         const u64 min_gran =
             static_cast<u64>(idle ? p.tun.idle_min_granularity : p.tun.min_granularity);
         slice = std::max(slice, min_gran);
@@ -46,13 +53,15 @@ inline u64 sched_vslice(const fair_params& p, const cfs_rq& q, sched_entity& se)
 }
 
 // place_entity(): new tasks start a virtual slice behind min_vruntime (START_DEBIT);
-// sleepers get at most latency/2 of credit (GENTLE_FAIR_SLEEPERS) and never move back.
+// sleepers get at most latency/2 of credit (GENTLE_FAIR_SLEEPERS; 5.16+ a SCHED_IDLE
+// entity min_granularity/2) and never move back.
 inline void place_entity(const fair_params& p, cfs_rq& q, sched_entity& se, bool initial) {
     u64 v = q.min_vruntime;
     if (initial && p.feat(feature::start_debit))
         v += sched_vslice(p, q, se);
     if (!initial) {
-        u64 thresh = static_cast<u64>(se_is_idle(se) ? p.tun.min_granularity : p.tun.latency);
+        u64 thresh =
+            static_cast<u64>(reduced_idle_entity(p, se) ? p.tun.min_granularity : p.tun.latency);
         if (p.feat(feature::gentle_fair_sleepers))
             thresh >>= 1;
         v -= thresh;

@@ -197,38 +197,13 @@ public:
         }
         if (r.need_resched)
             return;
-        // 6.12 (faa42d29419d) tests WAKEUP_PREEMPTION before the idle-entity rule.
-        if (p_.since(6, 12) && !p_.feat(feature::wakeup_preemption))
+        sched_entity* se = &curr_task.se;
+        if (!should_preempt_wakeup(curr_task, p, se, fork, next_buddy_marked))
             return;
-        // The two tasks' ancestors on their first common queue decide.
-        sched_entity* se_ptr = &curr_task.se;
-        sched_entity* pse_ptr = &wakee;
-        find_matching_se(se_ptr, pse_ptr);
-        sched_entity& se = *se_ptr;
-        sched_entity& pse = *pse_ptr;
-        cfs_rq& q = cfs_rq_of(se);
-        const bool preempt_idle = se_is_idle(se) && !se_is_idle(pse);
-        if (preempt_idle && p_.carries(idle_loses_protection)) {
-            // f553741ac8c0: a preempted SCHED_IDLE entity keeps no slice protection.
-            eevdf::cancel_protect_slice(p_, se);
-        } else if (!preempt_idle) {
-            if (se_is_idle(se) != se_is_idle(pse) || p.policy != sched_policy::normal ||
-                !p_.feat(feature::wakeup_preemption))
-                return;
-            update_curr(q);
-            if (p_.eevdf()) {
-                if (!eevdf_wakeup_preempts(q, pse, se, fork))
-                    return;
-            } else {
-                if (cfs::wakeup_preempt_entity(p_, se, pse) != 1)
-                    return;
-                if (!next_buddy_marked)
-                    set_next_buddy(pse);
-            }
-        }
         resched_curr(r);
-        if (!p_.eevdf() && se.on_rq && p_.feat(feature::last_buddy) && scale && entity_is_task(se))
-            set_last_buddy(se);
+        if (!p_.eevdf() && se->on_rq && p_.feat(feature::last_buddy) && scale &&
+            entity_is_task(*se))
+            set_last_buddy(*se);
     }
 
     // update_curr_fair(): the running task's own queue.
@@ -812,6 +787,46 @@ private:
         }
     }
 
+    // check_preempt_wakeup_fair() past its first tests: whether the wakee p preempts curr.
+    // se (curr's entity on entry) ends on the entity the decision was taken for, the one
+    // old CFS marks as the last buddy.
+    bool should_preempt_wakeup(const task& curr, task& p, sched_entity*& se, bool fork,
+                               bool next_buddy_marked) {
+        if (!p_.since(6, 12)) {
+            // check_preempt_wakeup() before 6.12 (faa42d29419d) tests the two tasks'
+            // policies before matching their entities: a SCHED_IDLE curr yields to a wakee
+            // of any other policy whatever their groups, and a BATCH or IDLE wakee, or any
+            // wakee without WAKEUP_PREEMPTION, preempts nothing, not even an idle group.
+            if (curr.policy == sched_policy::idle && p.policy != sched_policy::idle)
+                return true;
+            if (p.policy != sched_policy::normal || !p_.feat(feature::wakeup_preemption))
+                return false;
+        } else if (!p_.feat(feature::wakeup_preemption)) {
+            return false;
+        }
+        // The two tasks' ancestors on their first common queue decide.
+        sched_entity* pse = &p.se;
+        find_matching_se(se, pse);
+        if (se_is_idle(*se) && !se_is_idle(*pse)) {
+            // f553741ac8c0: a preempted SCHED_IDLE entity keeps no slice protection.
+            if (p_.carries(idle_loses_protection))
+                eevdf::cancel_protect_slice(p_, *se);
+            return true;
+        }
+        // 6.12+: an idle wakee, or a BATCH / IDLE one, does not preempt.
+        if (se_is_idle(*se) != se_is_idle(*pse) || p.policy != sched_policy::normal)
+            return false;
+        cfs_rq& q = cfs_rq_of(*se);
+        update_curr(q);
+        if (p_.eevdf())
+            return eevdf_wakeup_preempts(q, *pse, *se, fork);
+        if (cfs::wakeup_preempt_entity(p_, *se, *pse) != 1)
+            return false;
+        if (!next_buddy_marked)
+            set_next_buddy(*pse);
+        return true;
+    }
+
     // The EEVDF wakeup decision: would pick_eevdf() choose the wakee now?
     bool eevdf_wakeup_preempts(cfs_rq& q, sched_entity& pse, sched_entity& se, bool fork) {
         if (p_.since(6, 17)) {
@@ -849,8 +864,11 @@ private:
             cfs::clear_buddies(q, *se);
             return se;
         }
-        // 6.19 (e837456fdca8) moved the buddy test into pick_eevdf().
-        const feature buddy = p_.since(6, 12) ? feature::pick_buddy : feature::next_buddy;
+        // The buddy is honoured under NEXT_BUDDY (off) until PICK_BUDDY (on) took over
+        // (2a77e4be12cb: 6.14, 6.12.13, 6.13.2). 6.19 (e837456fdca8) moved the test into
+        // pick_eevdf().
+        const feature buddy = feature_exists(feature::pick_buddy, p_.version) ? feature::pick_buddy
+                                                                              : feature::next_buddy;
         sched_entity* se = nullptr;
         if (!p_.since(6, 19) && p_.feat(buddy) && q.next != nullptr && entity_eligible(q, *q.next))
             se = q.next;

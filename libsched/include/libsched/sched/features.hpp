@@ -3,6 +3,7 @@
 #include <array>
 #include <cstddef>
 #include <libsched/sched/kernel_version.hpp>
+#include <libsched/sched/stable_fix.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,11 +25,19 @@ struct feature_info {
     kernel_version first;
     kernel_version last; // {0, 0}: still present in the newest modelled release
     bool default_on;
+    // The fix that added the feature, when stable updates took it to older series (then
+    // `first` is its mainline release).
+    const stable_fix* added_by = nullptr;
 };
+
+// Features that came with a fix stable updates backported.
+inline constexpr const stable_fix* feature_fix(feature f) {
+    return f == feature::pick_buddy ? &untangled_next_buddy : nullptr;
+}
 
 inline constexpr std::array<feature_info, feature_count> feature_table = {{
 #define LIBSCHED_FEATURE(name, kname, a, b, c, d, def)                                             \
-    {#name, #kname, kernel_version{a, b}, kernel_version{c, d}, def},
+    {#name, #kname, kernel_version{a, b}, kernel_version{c, d}, def, feature_fix(feature::name)},
 #include <libsched/sched/features.def>
 #undef LIBSCHED_FEATURE
 }};
@@ -37,17 +46,24 @@ inline constexpr const feature_info& info(feature f) {
     return feature_table[static_cast<std::size_t>(f)];
 }
 
-// The releases that have the feature: "5.0 to 6.5", "6.6 and later".
+// The releases that have the feature: "5.0 to 6.5", "6.6 and later", "6.14 and later,
+// 6.12.13+, 6.13.2+".
 inline std::string feature_releases(const feature_info& fi) {
-    if (fi.last == kernel_version{0, 0})
-        return fi.first.str() + " and later";
-    return fi.first.str() + " to " + fi.last.str();
+    std::string s = fi.last == kernel_version{0, 0} ? fi.first.str() + " and later"
+                                                    : fi.first.str() + " to " + fi.last.str();
+    if (fi.added_by != nullptr)
+        for (const kernel_version& b : fi.added_by->backports)
+            if (b.major != 0)
+                s += ", " + b.str() + "+";
+    return s;
 }
 
-// Whether release v has the feature at all (a flag it lacks cannot be switched on).
+// Whether release v (at its patch level) has the feature at all (a flag it lacks cannot be
+// switched on).
 inline constexpr bool feature_exists(feature f, kernel_version v) {
     const auto& fi = info(f);
-    return v >= fi.first && (fi.last == kernel_version{0, 0} || v <= fi.last);
+    const bool arrived = fi.added_by != nullptr ? carries(v, *fi.added_by) : v >= fi.first;
+    return arrived && (fi.last == kernel_version{0, 0} || v <= fi.last);
 }
 
 inline std::optional<feature> feature_by_name(std::string_view n) {

@@ -56,7 +56,16 @@ inline constexpr stable_fix next_buddy_not_delayed{"493afbd187c4",
                                                    {6, 13},
                                                    {{{6, 12, 7}, {0, 0}, {0, 0}}}};
 
-inline constexpr std::array<const stable_fix*, 3> stable_fixes = {
-    &reduced_base_slice, &idle_loses_protection, &next_buddy_not_delayed};
+// 2a77e4be12cb "sched/fair: Untangle NEXT_BUDDY and pick_next_task()": 6.14 (the 6.14
+// merge, after 6.13's NEXT_BUDDY fix); queued for 6.12.y and 6.13.y on 4 Feb 2025, after
+// 6.12.12 and 6.13.1, so 6.12.13 and 6.13.2 (whose source has it).
+inline constexpr stable_fix untangled_next_buddy{
+    "2a77e4be12cb",
+    "PICK_BUDDY (on), not NEXT_BUDDY (off), lets the pick honour the next buddy",
+    {6, 14},
+    {{{6, 12, 13}, {6, 13, 2}, {0, 0}}}};
+
+inline constexpr std::array<const stable_fix*, 4> stable_fixes = {
+    &reduced_base_slice, &idle_loses_protection, &next_buddy_not_delayed, &untangled_next_buddy};
 
 } // namespace libsched

@@ -51,7 +51,7 @@ struct sched_tunables {
     duration latency = 6'000'000;
     duration min_granularity = 750'000;
     duration wakeup_granularity = 1'000'000;
-    duration idle_min_granularity = 750'000; // 5.15+, not scaled
+    duration idle_min_granularity = 750'000; // 5.16+, not scaled
     unsigned nr_latency = 8;                 // sched_nr_latency
     // Load balancing: a task that ran this recently is cache hot (-1: always, 0: never);
     // at most this many tasks examined per pass (sysctl_sched_nr_migrate).
