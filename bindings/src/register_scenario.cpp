@@ -7,7 +7,6 @@
 #include <libsched/scenario/scenario_error.hpp>
 #include <libsched/scenario/validate.hpp>
 #include <pybind11/stl.h>
-#include <sstream>
 #include <string>
 #include <toml++/toml.h>
 #include <type_traits>
@@ -141,15 +140,7 @@ toml::table to_table(py::handle dict, const std::string& field, int depth) {
 }
 
 std::string format_toml(const py::dict& document) {
-    const toml::table root = to_table(document, "", 0);
-    // Basic strings on one line (escapes instead of literal or multi-line strings). Floats
-    // come out with 17 significant digits, so that they read back bit for bit.
-    constexpr toml::format_flags flags =
-        toml::toml_formatter::default_flags & ~toml::format_flags::allow_literal_strings &
-        ~toml::format_flags::allow_multi_line_strings & ~toml::format_flags::indentation;
-    std::ostringstream text;
-    text << toml::toml_formatter{root, flags} << '\n';
-    return text.str();
+    return toml_text(to_table(document, "", 0));
 }
 
 } // namespace
