@@ -376,12 +376,14 @@ inline rt_event read_event(std::string_view kind, const json& v, const std::stri
     return e;
 }
 
-inline long long read_loop(const json& v, const std::string& field, const char* of) {
+// A task's or a phase's count of passes: 1 or more, or -1 for ever. rt-app takes other
+// values too, for no pass (a task's 0) or for ever (its counter never reaches them).
+inline long long read_loop(const json& v, const std::string& field) {
     const long long loop = read_int(v, field);
     if (loop == 0 || loop < -1)
-        throw scenario_error(field, std::to_string(loop) + ": rt-app counts the " + of +
-                                        "'s passes up from 1 and never reaches it; give a "
-                                        "count of 1 or more, or -1 for ever");
+        throw scenario_error(field, std::to_string(loop) +
+                                        " is not a count of passes: give 1 or more, or -1 "
+                                        "for ever");
     return loop;
 }
 
@@ -414,7 +416,7 @@ inline rt_phase read_phase(const json& obj, const std::string& field, const std:
     read_events(obj, field, task_name, p, log,
                 [&](const std::string& key, const json& v, const std::string& f) {
                     if (key == "loop")
-                        p.loop = read_loop(v, f, "phase");
+                        p.loop = read_loop(v, f);
                     else if (key == "cpus" || key == "policy" || key == "priority" ||
                              key == "taskgroup")
                         throw scenario_error(f, "a per-phase \"" + key +
@@ -449,7 +451,7 @@ inline rt_task read_task(const std::string& name, const json& obj, const std::st
                 throw scenario_error(f, std::to_string(t.instances) +
                                             " threads: rt-app starts none; leave the task out");
         } else if (key == "loop") {
-            loop = read_loop(v, f, t.phased ? "task" : "phase");
+            loop = read_loop(v, f);
             loop_field = f;
         } else if (key == "policy") {
             t.policy = read_string(v, f);
