@@ -96,7 +96,7 @@ class Scenario:
             )
         if kernel is not None and not isinstance(kernel, str):
             raise TypeError(
-                "libsched.Scenario.from_rt_app: kernel must be a str such as \"6.12\", "
+                'libsched.Scenario.from_rt_app: kernel must be a str such as "6.12", '
                 f"not {type(kernel).__name__}"
             )
         machine_toml, machine_origin = (
