@@ -6,6 +6,7 @@
 // the model lacks, a SCHED_DEADLINE task, a per-phase change of policy or affinity. Keys that
 // only change rt-app's logging are accepted and ignored. rt-app says nothing of the machine:
 // its [machine] comes from the options.
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <libsched/io/scenario_toml.hpp>
@@ -146,8 +147,9 @@ inline json parse_json(std::string_view text, const std::string& origin) {
             f.last = parsed.get<std::string>();
             if (!f.keys.insert(f.last).second)
                 twice.push_back({key_path(f.path, f.last),
-                                 "written twice in one object; rt-app would keep only the last. "
-                                 "Repeated events take suffixes: \"run0\", \"run1\""});
+                                 "written twice in one object, of which rt-app keeps only the "
+                                 "last; give repeated events suffixes (\"run0\", \"run1\"), as "
+                                 "rt-app's workgen script does"});
         }
         return true;
     };
