@@ -1,13 +1,16 @@
 // Binds a scenario file's TOML as plain Python values (io/scenario_toml.hpp): dict, list,
 // str, int, float and bool in both directions, and the scenario check
-// (scenario/validate.hpp), for libsched.Scenario.
+// (scenario/validate.hpp), and rt-app workload files (io/rt_app.hpp), for libsched.Scenario.
 #include "register.hpp"
 #include <cstdint>
+#include <filesystem>
+#include <libsched/io/rt_app.hpp>
 #include <libsched/io/scenario_toml.hpp>
 #include <libsched/scenario/scenario_error.hpp>
 #include <libsched/scenario/validate.hpp>
+#include <optional>
 #include <pybind11/stl.h>
-#include <sstream>
+#include <pybind11/stl/filesystem.h>
 #include <string>
 #include <toml++/toml.h>
 #include <type_traits>
@@ -141,15 +144,7 @@ toml::table to_table(py::handle dict, const std::string& field, int depth) {
 }
 
 std::string format_toml(const py::dict& document) {
-    const toml::table root = to_table(document, "", 0);
-    // Basic strings on one line (escapes instead of literal or multi-line strings). Floats
-    // come out with 17 significant digits, so that they read back bit for bit.
-    constexpr toml::format_flags flags =
-        toml::toml_formatter::default_flags & ~toml::format_flags::allow_literal_strings &
-        ~toml::format_flags::allow_multi_line_strings & ~toml::format_flags::indentation;
-    std::ostringstream text;
-    text << toml::toml_formatter{root, flags} << '\n';
-    return text.str();
+    return toml_text(to_table(document, "", 0));
 }
 
 } // namespace
@@ -167,6 +162,25 @@ void register_scenario(py::module_& m) {
     m.def("format_toml", &format_toml, py::arg("document"),
           "TOML text of a dict of plain values (str, int, float, bool, list, dict); TypeError "
           "or ValueError naming the field of a value TOML cannot hold.");
+
+    m.def(
+        "rt_app_document",
+        [](const std::filesystem::path& path, const std::optional<std::string>& machine_toml,
+           const std::string& machine_origin, const std::optional<std::string>& kernel) {
+            const std::string origin = path.string();
+            rt_app_options options;
+            if (machine_toml)
+                options.machine = machine_of(*machine_toml, machine_origin);
+            options.kernel = kernel;
+            return to_python(
+                rt_app_to_toml(read_input_file(path, "an rt-app file"), origin, options), "",
+                origin);
+        },
+        py::arg("path"), py::arg("machine_toml") = py::none(),
+        py::arg("machine_origin") = "<machine>", py::arg("kernel") = py::none(),
+        "The scenario of the rt-app file at path as a dict of plain values, its [machine] that "
+        "of the scenario TOML machine_toml and kernel its release; ScenarioError naming each "
+        "JSON path the model cannot honour.");
 
     m.def(
         "check",

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Union
 
 from . import _core
+from ._source import scenario_source
 
 FieldPath = Union[str, tuple[Union[str, int], ...]]
 """A field's path: ``"tasks.b.nice"``, ``'cgroups["web.v2"].quota'``, ``"tasks[0].nice"``, or
@@ -74,6 +75,38 @@ class Scenario:
                     f"libsched.Scenario.from_text: {name} must be a str, not {type(value).__name__}"
                 )
         return cls._made(_core.scenario.parse_toml(text, origin), origin, text)
+
+    @classmethod
+    def from_rt_app(
+        cls,
+        path: Union[str, os.PathLike[str]],
+        machine: Any = None,
+        kernel: Union[str, None] = None,
+    ) -> Scenario:
+        """The scenario of the rt-app workload file (JSON) at ``path``, as ``libsched
+        rt-app`` converts it (docs/rt-app.md); its ``origin`` is the path. rt-app says
+        nothing of the machine: ``machine`` is a scenario (a path or a ``Scenario``) whose
+        ``[machine]`` it takes, else the defaults; ``kernel`` (``"6.12"``) replaces its
+        release. ``ScenarioError`` naming the JSON path of each feature the model cannot
+        honour (``tasks.t.phases.p1.lock``)."""
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(
+                "libsched.Scenario.from_rt_app: path must be a str or os.PathLike, "
+                f"not {type(path).__name__}"
+            )
+        if kernel is not None and not isinstance(kernel, str):
+            raise TypeError(
+                'libsched.Scenario.from_rt_app: kernel must be a str such as "6.12", '
+                f"not {type(kernel).__name__}"
+            )
+        machine_toml, machine_origin = (
+            (None, "<machine>")
+            if machine is None
+            else scenario_source(machine, "Scenario.from_rt_app")
+        )
+        origin = os.fspath(path)
+        document = _core.scenario.rt_app_document(origin, machine_toml, machine_origin, kernel)
+        return cls._made(document, origin)
 
     @classmethod
     def _made(

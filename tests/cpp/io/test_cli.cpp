@@ -4,6 +4,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <libsched/io/cli.hpp>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -12,6 +13,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <toml++/toml.h>
 #include <unistd.h>
 #include <vector>
 
@@ -687,4 +689,67 @@ TEST_CASE("Ctrl-C stops run with what finished, marked interrupted, and exit sta
     CHECK_FALSE(contains(replay.out, "replay summary"));
     // The handler is gone again: SIGINT's disposition is what it was before (Catch2's).
     CHECK(sigint_handler() == before);
+}
+
+TEST_CASE("rt-app prints the scenario of an rt-app file under a line naming it") {
+    const temp_file json("libsched-cli-workload.json", R"({ "global": { "duration": 2 },
+        "tasks": { "t": { "run": 1000, "sleep": 9000 } } })");
+    const temp_file base("libsched-cli-base.toml",
+                         "[machine]\ncpus = 2\n[[tasks]]\nname = \"x\"\n");
+    const auto r = cli({"rt-app", json.path(), "--machine", base.path(), "--kernel", "6.12"});
+    CHECK(r.status == 0);
+    CHECK(r.err.empty());
+    const std::string name = std::filesystem::path(json.path()).filename().string();
+    CHECK(r.out.rfind("# The rt-app workload " + name + ", converted by libsched rt-app\n", 0) ==
+          0);
+    const toml::table doc = toml::parse(r.out);
+    CHECK(*doc.at_path("machine").as_table() == toml::table{{"cpus", 2}, {"kernel", "6.12"}});
+    CHECK(*doc.at_path("tasks[0].behaviour.steps").as_array() ==
+          toml::array{toml::table{{"run", "1ms"}}, toml::table{{"sleep", "9ms"}}});
+
+    // -o writes the same text to a file.
+    const std::filesystem::path out = temp_path("libsched-cli-workload.toml");
+    CHECK(cli({"rt-app", json.path(), "-o", out.string()}).status == 0);
+    std::ifstream written(out);
+    CHECK(std::string(std::istreambuf_iterator<char>(written), {}) ==
+          cli({"rt-app", json.path()}).out);
+    std::filesystem::remove(out);
+}
+
+TEST_CASE("rt-app names each refused feature of a file and exits 1") {
+    const temp_file json("libsched-cli-locks.json", R"({ "global": { "duration": 2 },
+        "tasks": { "t": { "lock": "m", "run": 1000, "unlock": "m" } } })");
+    const auto r = cli({"rt-app", json.path()});
+    CHECK(r.status == 1);
+    CHECK(r.out.empty());
+    const std::string at = "libsched: " + json.path() + ": ";
+    CHECK(r.err == at +
+                       "tasks.t.lock: rt-app event \"lock\" is not supported (libsched models "
+                       "no mutexes)\n" +
+                       at +
+                       "tasks.t.unlock: rt-app event \"unlock\" is not supported (libsched "
+                       "models no mutexes)\n");
+    CHECK(cli({"rt-app", json.path(), "--kernel", "six"}).status == 2);
+    CHECK(contains(cli({"rt-app", "no-such-file.json"}).err,
+                   "libsched: no-such-file.json: no such file"));
+}
+
+TEST_CASE("run takes TOML scenarios only, and points a .json file to rt-app") {
+    const temp_file json("libsched-cli-run.json", R"({ "global": { "duration": 2 },
+        "tasks": { "t": { "run": 1000 } } })");
+    const auto r = cli({"run", json.path()});
+    CHECK(r.status == 1);
+    CHECK(contains(r.err, "TOML syntax error"));
+    CHECK(contains(r.err, "libsched: " + json.path() +
+                              ": scenarios are TOML; an rt-app file "
+                              "converts with `libsched rt-app " +
+                              json.path() + " -o SCENARIO.toml`"));
+}
+
+TEST_CASE("the bundled rt-app example's scenario is what rt-app converts it to") {
+    const std::filesystem::path folder =
+        std::filesystem::path{LIBSCHED_SOURCE_DIR} / "examples" / "rt-app";
+    std::ifstream committed(folder / "periodic-and-burner.toml");
+    const std::string text(std::istreambuf_iterator<char>(committed), {});
+    CHECK(cli({"rt-app", (folder / "periodic-and-burner.json").string()}).out == text);
 }

@@ -1,5 +1,12 @@
-from typing import Any
+import os
+from typing import Any, Optional, Union
 
 def parse_toml(toml: str, origin: str = "<string>") -> dict[str, Any]: ...
 def format_toml(document: dict[str, Any]) -> str: ...
+def rt_app_document(
+    path: Union[str, os.PathLike[str]],
+    machine_toml: Optional[str] = None,
+    machine_origin: str = "<machine>",
+    kernel: Optional[str] = None,
+) -> dict[str, Any]: ...
 def check(toml: str, origin: str = "<string>") -> list[str]: ...

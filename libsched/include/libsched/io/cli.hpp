@@ -1,5 +1,6 @@
 #pragma once
-// The libsched command line: run, replay, check, theory, features, weights, topology, host.
+// The libsched command line: run, replay, check, theory, features, weights, topology, host,
+// rt-app.
 // run_cli() is the whole program without argv[0]; tools/cli/main.cpp and the Python console
 // script both call it.
 // Exit status: 0 success, 1 a scenario or file error or a replay outside its tolerance, 2 a
@@ -21,6 +22,7 @@
 #include <libsched/io/perfetto_trace.hpp>
 #include <libsched/io/report.hpp>
 #include <libsched/io/result_json.hpp>
+#include <libsched/io/rt_app.hpp>
 #include <libsched/io/scenario_toml.hpp>
 #include <libsched/io/theory_report.hpp>
 #include <libsched/io/timehist.hpp>
@@ -75,6 +77,10 @@ inline std::optional<scenario> load_reporting(const std::string& path, std::ostr
         return sc;
     } catch (const scenario_error& e) {
         print_errors(err, e);
+        // The format is told by the command, never guessed: a .json file is no scenario.
+        if (std::filesystem::path(path).extension() == ".json")
+            err << "libsched: " << path << ": scenarios are TOML; an rt-app file converts with "
+                << "`libsched rt-app " << path << " -o SCENARIO.toml`\n";
         return std::nullopt;
     }
 }
@@ -659,6 +665,46 @@ inline int cmd_host(const std::string& proc, const std::string& sysfs, std::ostr
     return exit_ok;
 }
 
+struct rt_app_command {
+    std::string file;    // the rt-app JSON file
+    std::string machine; // a scenario whose [machine] the result takes
+    std::string kernel;  // machine.kernel
+    std::string output;  // where the scenario goes; stdout if empty
+};
+
+// The scenario of an rt-app file, under a comment naming the file.
+inline int cmd_rt_app(const rt_app_command& cmd, std::ostream& out, std::ostream& err) {
+    if (!cmd.kernel.empty() && !kernel_version::parse(cmd.kernel)) {
+        err << "libsched: rt-app: --kernel: " << not_a_release(cmd.kernel) << '\n';
+        return exit_usage;
+    }
+    std::string text;
+    try {
+        rt_app_options options;
+        if (!cmd.machine.empty())
+            options.machine = machine_of(read_scenario_file(cmd.machine), cmd.machine);
+        if (!cmd.kernel.empty())
+            options.kernel = cmd.kernel;
+        const std::string name = std::filesystem::path(cmd.file).filename().string();
+        text = "# The rt-app workload " + name + ", converted by libsched rt-app\n" +
+               toml_text(
+                   rt_app_to_toml(read_input_file(cmd.file, "an rt-app file"), cmd.file, options));
+    } catch (const scenario_error& e) {
+        print_errors(err, e);
+        return exit_failure;
+    }
+    if (cmd.output.empty()) {
+        out << text;
+        return exit_ok;
+    }
+    std::ofstream file(cmd.output, std::ios::binary);
+    if (!(file << text) || !file.flush()) {
+        err << "libsched: " << cmd.output << ": cannot write the scenario\n";
+        return exit_failure;
+    }
+    return exit_ok;
+}
+
 } // namespace detail
 
 inline int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -742,6 +788,18 @@ inline int run_cli(const std::vector<std::string>& args, std::ostream& out, std:
         host_app->add_option("--proc", proc, "Where to read procfs from (default /proc)");
         host_app->add_option("--sysfs", sysfs, "Where to read sysfs from (default /sys)");
 
+        rt_app_command rt_app;
+        CLI::App* rt_app_app = app.add_subcommand(
+            "rt-app", "Convert an rt-app workload file (JSON) to a scenario (docs/rt-app.md)");
+        rt_app_app->add_option("FILE", rt_app.file, "The rt-app file")->required();
+        rt_app_app->add_option("--machine", rt_app.machine,
+                               "A scenario file whose [machine] the scenario takes (default: "
+                               "the default machine)");
+        rt_app_app->add_option("--kernel", rt_app.kernel,
+                               "The kernel release to model (e.g. 5.15, 6.12)");
+        rt_app_app->add_option("-o,--output", rt_app.output,
+                               "Write the scenario to this file instead of printing it");
+
         if (args.empty()) {
             err << app.help();
             return exit_usage;
@@ -773,6 +831,8 @@ inline int run_cli(const std::vector<std::string>& args, std::ostream& out, std:
             return cmd_topology(topology, sysfs, out, err);
         if (host_app->parsed())
             return cmd_host(proc, sysfs, out, err);
+        if (rt_app_app->parsed())
+            return cmd_rt_app(rt_app, out, err);
         return exit_usage;
     } catch (const std::exception& e) {
         err << "libsched: error: " << e.what() << '\n';

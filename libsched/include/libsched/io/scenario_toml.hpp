@@ -559,6 +559,18 @@ inline toml::table parse_toml(std::string_view toml_text, const std::string& ori
     }
 }
 
+// The document as scenario files spell it: basic strings on one line (escapes rather than
+// literal or multi-line strings), no indentation, floats with 17 significant digits so that
+// they read back bit for bit. Keys come out sorted, values before tables.
+inline std::string toml_text(const toml::table& root) {
+    constexpr toml::format_flags flags =
+        toml::toml_formatter::default_flags & ~toml::format_flags::allow_literal_strings &
+        ~toml::format_flags::allow_multi_line_strings & ~toml::format_flags::indentation;
+    std::ostringstream text;
+    text << toml::toml_formatter{root, flags} << '\n';
+    return text.str();
+}
+
 // origin names the text in errors (a file name); its stem is the scenario's name unless the
 // text sets one, and its folder is where [measured] data files are looked for. Every error
 // in the text comes out in one scenario_error (a syntax error stops the reading, so it
@@ -579,14 +591,15 @@ inline scenario parse_scenario(std::string_view toml_text, const std::string& or
     return sc;
 }
 
-// The text of the scenario file at path; a scenario_error naming the path when there is none.
-inline std::string read_scenario_file(const std::filesystem::path& path) {
+// The text of the file at path, what it should be named in errors ("a scenario file"); a
+// scenario_error naming the path when there is none.
+inline std::string read_input_file(const std::filesystem::path& path, std::string_view what) {
     const std::string origin = path.string();
     if (path.empty())
-        throw scenario_error({}, "\"\" is an empty path, not a scenario file");
+        throw scenario_error({}, "\"\" is an empty path, not " + std::string{what});
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
-        throw scenario_error({}, "is a directory, not a scenario file", origin);
+        throw scenario_error({}, "is a directory, not " + std::string{what}, origin);
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw scenario_error(
@@ -596,6 +609,10 @@ inline std::string read_scenario_file(const std::filesystem::path& path) {
     if (in.bad())
         throw scenario_error({}, "cannot be read", origin);
     return text.str();
+}
+
+inline std::string read_scenario_file(const std::filesystem::path& path) {
+    return read_input_file(path, "a scenario file");
 }
 
 inline scenario load_scenario(const std::filesystem::path& path) {
