@@ -486,9 +486,23 @@ struct theory_figures {
     }
 };
 
+// Whether a program of steps waits for other tasks (suspend, sem_wait): how long is up to
+// them, which a fluid split of demands cannot know.
+inline bool waits_on_tasks(const behaviour_spec& b) {
+    for (const phase_spec& ph : b.phases)
+        for (const step_spec& st : ph.steps)
+            if (st.type == step_spec::kind::suspend || st.type == step_spec::kind::sem_wait)
+                return true;
+    return false;
+}
+
+// The theory's shares by entry and task; none when a task waits on others.
 inline theory_figures theory_figures_of(const scenario& sc) {
     theory_figures out;
     out.reference = sc.reference;
+    if (std::any_of(sc.tasks.begin(), sc.tasks.end(),
+                    [](const task_spec& t) { return waits_on_tasks(t.behaviour); }))
+        return out;
     for (const theory_task& t : theory_shares(sc).tasks) {
         out.entry_share[t.entry] += t.share;
         out.task_share[t.name] = t.share;
