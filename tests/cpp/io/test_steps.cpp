@@ -78,12 +78,12 @@ steps = [{ runtime = "5ms" }, { sleep = "1ms" }, { suspend = true }, { resume = 
 )");
     const behaviour_spec& b = sc.tasks[0].behaviour;
     REQUIRE(b.type == behaviour_spec::kind::steps);
-    CHECK(b.loop == 3);
-    CHECK(b.written_as_phases);
-    REQUIRE(b.phases.size() == 2);
-    CHECK(b.phases[0].loop == 10);
-    CHECK(b.phases[1].loop == 1);
-    const auto& p0 = b.phases[0].steps;
+    CHECK(b.steps.loop == 3);
+    CHECK(b.steps.written_as_phases);
+    REQUIRE(b.steps.phases.size() == 2);
+    CHECK(b.steps.phases[0].loop == 10);
+    CHECK(b.steps.phases[1].loop == 1);
+    const auto& p0 = b.steps.phases[0].steps;
     REQUIRE(p0.size() == 2);
     CHECK(p0[0].type == step_spec::kind::run);
     CHECK(p0[0].time.type == distribution::kind::uniform);
@@ -91,7 +91,7 @@ steps = [{ runtime = "5ms" }, { sleep = "1ms" }, { suspend = true }, { resume = 
     CHECK(p0[1].type == step_spec::kind::timer);
     CHECK(p0[1].name == "t");
     CHECK(p0[1].relative);
-    const auto& p1 = b.phases[1].steps;
+    const auto& p1 = b.steps.phases[1].steps;
     REQUIRE(p1.size() == 5);
     CHECK(p1[0].type == step_spec::kind::runtime);
     CHECK(p1[0].time.a == 5 * ms);

@@ -48,6 +48,7 @@ inline void print_steps_table(std::ostream& out, const std::vector<stats::row_su
     text_table table({{"entry", align::left},
                       {"loops"},
                       {"loops/s"},
+                      {"wake p99 us"},
                       {"loop p50 us"},
                       {"loop p99 us"},
                       {"loop max us"},
@@ -56,7 +57,8 @@ inline void print_steps_table(std::ostream& out, const std::vector<stats::row_su
         if (!e.loops)
             continue;
         const stats::sample_summary& l = e.loop_time;
-        table.add_row({e.entry, fixed(e.loops, 0), fixed(e.loops_per_s, 1), latency_us(l, l.p50),
+        table.add_row({e.entry, fixed(e.loops, 0), fixed(e.loops_per_s, 1),
+                       latency_us(e.wakeup_latency, e.wakeup_latency.p99), latency_us(l, l.p50),
                        latency_us(l, l.p99), latency_us(l, l.max),
                        fixed(e.last_exit ? std::optional{*e.last_exit / 1e6} : std::nullopt, 3)});
     }
@@ -392,8 +394,9 @@ inline void print_report(std::ostream& out, const run_result& result, const scen
     }
     table.print(out);
     if (std::any_of(entries.begin(), entries.end(), [](const auto& e) { return e.loops; })) {
-        out << "\nprograms of steps: passes through their phases ending in the window, each "
-               "one's wall time; when the entry's last task exited\n";
+        out << "\nprograms of steps: passes through their phases ending in the window, the "
+               "wakeups' 99th percentile, each pass's wall time; when the entry's last task "
+               "exited\n";
         detail::print_steps_table(out, entries);
     }
 

@@ -159,7 +159,7 @@ inline std::vector<step_spec> read_steps(const toml::node& n, const std::string&
 // A steps behaviour's program: `steps` (one phase, run once per pass) or `phases`, and
 // the number of passes.
 inline void read_program(table_reader& t, behaviour_spec& b, read_log& log) {
-    t.take_into("loop", b.loop, read_int);
+    t.take_into("loop", b.steps.loop, read_int);
     const toml::node* steps = t.take("steps");
     const toml::node* phases = t.take("phases");
     if ((steps == nullptr) == (phases == nullptr))
@@ -168,10 +168,12 @@ inline void read_program(table_reader& t, behaviour_spec& b, read_log& log) {
                                  ? "a steps behaviour has steps or phases, not both"
                                  : "missing: a steps behaviour needs steps (or phases)");
     if (steps != nullptr) {
-        log.attempt([&] { b.phases.push_back({1, read_steps(*steps, t.field("steps"), log)}); });
+        log.attempt([&] {
+            b.steps.phases.push_back({1, read_steps(*steps, t.field("steps"), log)});
+        });
         return;
     }
-    b.written_as_phases = true;
+    b.steps.written_as_phases = true;
     log.attempt([&] {
         for_each_element(
             *phases, t.field("phases"), log, [&](const toml::node& e, const std::string& f) {
@@ -183,7 +185,7 @@ inline void read_program(table_reader& t, behaviour_spec& b, read_log& log) {
                                           return read_steps(s, sf, log);
                                       });
                 pt.reject_unknown();
-                b.phases.push_back(std::move(ph));
+                b.steps.phases.push_back(std::move(ph));
             });
     });
 }

@@ -79,8 +79,8 @@ public:
     }
 
     bool steps() const { return spec_.type == behaviour_spec::kind::steps; }
-    const std::vector<phase_spec>& phases() const { return spec_.phases; }
-    int loop() const { return spec_.loop; }
+    const std::vector<phase_spec>& phases() const { return spec_.steps.phases; }
+    int loop() const { return spec_.steps.loop; }
 
 private:
     behaviour_spec spec_;

@@ -54,6 +54,15 @@ inline bool unique_timer(const std::string& ref) {
     return ref.rfind("unique", 0) == 0;
 }
 
+// A steps behaviour's program: the phases, and how many passes through them before the
+// task exits (-1: for ever). written_as_phases: the file gave [[phases]] rather than one
+// list of steps, so that errors name the field as written.
+struct steps_program {
+    std::vector<phase_spec> phases;
+    int loop = -1;
+    bool written_as_phases = false;
+};
+
 struct behaviour_spec {
     enum class kind {
         burner,   // always runnable
@@ -69,12 +78,7 @@ struct behaviour_spec {
     // periodic on an absolute timer (clock_nanosleep(TIMER_ABSTIME)): each burst starts at
     // start + k * period; unset: a relative `sleep` after each burst.
     std::optional<duration> period;
-    // steps: the phases, and how many passes through them before the task exits (-1: for
-    // ever). written_as_phases: the file gave [[phases]] rather than one list of steps, so
-    // that errors name the field as written.
-    std::vector<phase_spec> phases;
-    int loop = -1;
-    bool written_as_phases = false;
+    steps_program steps;
 };
 
 struct renice_spec {

@@ -403,7 +403,7 @@ inline std::set<std::string> resume_targets(const scenario& sc) {
 inline std::set<std::string> posted_semaphores(const scenario& sc) {
     std::set<std::string> names;
     for (const task_spec& t : sc.tasks)
-        for (const phase_spec& ph : t.behaviour.phases)
+        for (const phase_spec& ph : t.behaviour.steps.phases)
             for (const step_spec& st : ph.steps)
                 if (st.type == step_spec::kind::sem_post)
                     names.insert(st.name);
@@ -466,14 +466,14 @@ inline void check_step(const std::string& at, const step_spec& st, const scenari
 
 inline void check_steps(const std::string& field, const behaviour_spec& b, const scenario& sc,
                         validation& v) {
-    check_loop(field + ".loop", b.loop, v);
-    if (b.phases.empty())
+    check_loop(field + ".loop", b.steps.loop, v);
+    if (b.steps.phases.empty())
         reject(v, field + ".phases", "no phases: a steps behaviour needs at least one");
-    for (std::size_t p = 0; p < b.phases.size(); ++p) {
-        const phase_spec& ph = b.phases[p];
+    for (std::size_t p = 0; p < b.steps.phases.size(); ++p) {
+        const phase_spec& ph = b.steps.phases[p];
         const std::string at =
-            b.written_as_phases ? field + ".phases[" + std::to_string(p) + "]" : field;
-        if (b.written_as_phases)
+            b.steps.written_as_phases ? field + ".phases[" + std::to_string(p) + "]" : field;
+        if (b.steps.written_as_phases)
             check_loop(at + ".loop", ph.loop, v);
         if (ph.steps.empty())
             reject(v, at + ".steps", "no steps: a phase needs at least one");

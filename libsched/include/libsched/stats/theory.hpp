@@ -110,7 +110,7 @@ inline double demand_of(const behaviour_spec& b) {
         // Its runs over its runs and sleeps, each phase weighted by its loop count (a phase
         // repeated for ever is all that counts). Timers count as their periods; waits on
         // other tasks are not known here, so this is an upper bound for such a program.
-        for (const phase_spec& ph : b.phases) {
+        for (const phase_spec& ph : b.steps.phases) {
             double phase_run = 0, phase_rest = 0;
             for (const step_spec& st : ph.steps) {
                 using k = step_spec::kind;
@@ -489,7 +489,7 @@ struct theory_figures {
 // Whether a program of steps waits for other tasks (suspend, sem_wait): how long is up to
 // them, which a fluid split of demands cannot know.
 inline bool waits_on_tasks(const behaviour_spec& b) {
-    for (const phase_spec& ph : b.phases)
+    for (const phase_spec& ph : b.steps.phases)
         for (const step_spec& st : ph.steps)
             if (st.type == step_spec::kind::suspend || st.type == step_spec::kind::sem_wait)
                 return true;
