@@ -387,27 +387,29 @@ inline void check_loop(const std::string& field, int loop, validation& v) {
         reject(v, field, std::to_string(loop) + ": a loop count is -1 (for ever) or at least 1");
 }
 
-// The task instances and entries a resume may name: "a" (count 1), "b.0", "b.1", and "b"
-// for every instance of b.
-inline std::set<std::string> resume_targets(const scenario& sc) {
-    std::set<std::string> names;
+// Whether a resume may name `name`: an entry ("b": each of its instances) or one instance
+// ("a" for count 1, "b.0", "b.1"). Entry names hold no '.', so "b.K" is only b's.
+inline bool resume_target(const scenario& sc, const std::string& name) {
     for (const task_spec& t : sc.tasks) {
-        names.insert(t.name);
-        for (int i = 0; i < t.count && t.count > 1; ++i)
-            names.insert(instance_name(t, i));
+        if (name == t.name)
+            return true;
+        if (t.count < 2 || name.size() <= t.name.size() + 1 || name.rfind(t.name + ".", 0) != 0)
+            continue;
+        for (int i = 0; i < t.count; ++i)
+            if (name == instance_name(t, i))
+                return true;
     }
-    return names;
+    return false;
 }
 
-// The semaphores some step posts.
-inline std::set<std::string> posted_semaphores(const scenario& sc) {
-    std::set<std::string> names;
+// Whether some step posts the semaphore.
+inline bool posted(const scenario& sc, const std::string& semaphore) {
     for (const task_spec& t : sc.tasks)
         for (const phase_spec& ph : t.behaviour.steps.phases)
             for (const step_spec& st : ph.steps)
-                if (st.type == step_spec::kind::sem_post)
-                    names.insert(st.name);
-    return names;
+                if (st.type == step_spec::kind::sem_post && st.name == semaphore)
+                    return true;
+    return false;
 }
 
 inline void check_step(const std::string& at, const step_spec& st, const scenario& sc,
@@ -441,18 +443,19 @@ inline void check_step(const std::string& at, const step_spec& st, const scenari
     case kind::suspend:
         break;
     case kind::resume:
-        if (named("resume")) {
-            const std::set<std::string> names = resume_targets(sc);
-            if (names.count(st.name) == 0)
-                reject(v, at + ".resume",
-                       "no task named \"" + st.name + "\"" + did_you_mean(st.name, names));
+        if (named("resume") && !resume_target(sc, st.name)) {
+            std::vector<std::string> names;
+            for (const task_spec& t : sc.tasks)
+                names.push_back(t.name);
+            reject(v, at + ".resume",
+                   "no task named \"" + st.name + "\"" + did_you_mean(st.name, names));
         }
         break;
     case kind::sem_post:
         named("sem_post");
         break;
     case kind::sem_wait:
-        if (named("sem_wait") && posted_semaphores(sc).count(st.name) == 0)
+        if (named("sem_wait") && !posted(sc, st.name))
             warn(v, at + ".sem_wait",
                  "no step posts semaphore \"" + st.name + "\": the task waits for ever");
         break;
