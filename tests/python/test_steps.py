@@ -29,14 +29,19 @@ loop = 3
 
 [[tasks.behaviour.phases]]
 loop = 4
-steps = [{ run = { dist = "uniform", low = "1ms", high = "2ms" } }, { timer = "5ms", ref = "t", mode = "relative" }]
+steps = [
+  { run = { dist = "uniform", low = "1ms", high = "2ms" } },
+  { timer = "5ms", ref = "t", mode = "relative" },
+]
 
 [[tasks.behaviour.phases]]
 steps = [{ suspend = true }]
 
 [[tasks]]
 name = "m"
-behaviour = { type = "steps", steps = [{ sleep = "30ms" }, { resume = "w" }, { sem_post = "s" }, { sem_wait = "s" }] }
+[tasks.behaviour]
+type = "steps"
+steps = [{ sleep = "30ms" }, { resume = "w" }, { sem_post = "s" }, { sem_wait = "s" }]
 """
 
 
@@ -54,15 +59,13 @@ def test_steps_round_trip_through_toml(scenario: Path | str) -> None:
     again = Scenario.from_text(loaded.to_toml(), "again.toml")
     assert again == loaded
     assert again.get("tasks[0].behaviour.type") == "steps"
-    assert libsched.run(again, repetitions=1, seed=3) == libsched.run(
-        loaded, repetitions=1, seed=3
-    )
+    assert libsched.run(again, repetitions=1, seed=3) == libsched.run(loaded, repetitions=1, seed=3)
 
 
 def test_a_bad_step_is_a_scenario_error_naming_it() -> None:
     s = Scenario.from_text(PHASES, "phases.toml")
     s.set("tasks[1].behaviour.steps[1].resume", "nobody")
-    with pytest.raises(ScenarioError, match=r'tasks\[1\]\.behaviour\.steps\[1\]\.resume: no task'):
+    with pytest.raises(ScenarioError, match=r"tasks\[1\]\.behaviour\.steps\[1\]\.resume: no task"):
         s.validate()
 
 
