@@ -97,8 +97,8 @@ steps = [{ runtime = "5ms" }, { sleep = "1ms" }, { suspend = true }, { resume = 
     CHECK(p1[0].time.a == 5 * ms);
     CHECK(p1[2].type == step_spec::kind::suspend);
     CHECK(p1[3].name == "w.1");
-    CHECK(p1[4].name == "unique"); // the default ref
-    CHECK_FALSE(p1[4].relative);   // and mode
+    CHECK(p1[4].name == "unknown"); // rt-app's default ref: one timer shared by all
+    CHECK(p1[4].relative);          // and its default mode
 }
 
 TEST_CASE("bad steps are errors naming the field") {

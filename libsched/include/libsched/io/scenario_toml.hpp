@@ -123,9 +123,10 @@ inline step_spec read_step(const toml::node& n, const std::string& field, read_l
     case kind::runtime:
         t.take_into(key, st.time, read_constant);
         break;
-    case kind::timer:
+    case kind::timer: // rt-app's defaults: the shared timer "unknown", relative mode
         t.take_into(key, st.time, read_constant);
-        st.name = "unique";
+        st.name = "unknown";
+        st.relative = true;
         t.take_into("ref", st.name, read_string);
         t.take_into("mode", st.relative,
                     choice_reader<bool>({{"absolute", false}, {"relative", true}}));
