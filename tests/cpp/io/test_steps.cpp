@@ -4,6 +4,7 @@
 #include <libsched/io/result_json.hpp>
 #include <libsched/io/scenario_toml.hpp>
 #include <libsched/model/simulate.hpp>
+#include <libsched/stats/theory.hpp>
 #include <string>
 
 using namespace libsched;
@@ -435,4 +436,52 @@ behaviour = { type = "steps", steps = [{ sem_wait = "req" }, { run = { dist = "e
     CHECK(json() == first);
     sc.seed = 2;
     CHECK(json() != first);
+}
+
+TEST_CASE("the JSON document carries loops, loop_time and the last exit") {
+    const scenario sc = parse(R"(
+[[tasks]]
+name = "t"
+timer_slack = "0ns"
+behaviour = { type = "steps", loop = 4, steps = [{ run = "1ms" }, { sleep = "1ms" }] }
+[[tasks]]
+name = "burner"
+affinity = [1]
+)",
+                              "100ms", 2);
+    const nlohmann::json doc = to_json(simulate(sc), sc);
+    const nlohmann::json& t = doc["repetitions"][0]["tasks"][0];
+    CHECK(t["loops"] == 4);
+    CHECK(t["loop_time"]["count"] == 4);
+    CHECK(t["loop_time"]["p50"].get<double>() >= 2.0 * ms);
+    const nlohmann::json& burner = doc["repetitions"][0]["tasks"][1];
+    CHECK(burner["loops"].is_null());
+    CHECK(burner["loop_time"].is_null());
+    const nlohmann::json& entry = doc["summary"][0];
+    CHECK(entry["loops"] == 4.0);
+    CHECK(entry["loops_per_s"] == 40.0); // over the 100 ms window
+    CHECK(entry["last_exit"] == t["exited"].get<double>());
+    CHECK(doc["summary"][1]["last_exit"].is_null()); // the burner never exits
+}
+
+TEST_CASE("the theory takes a program's runs over its runs and sleeps, and none with waits") {
+    // Phase 0 once: 1 ms run, 3 ms sleep; phase 1 three times: 2 ms run, 2 ms timer. Per
+    // pass: 7 ms of run over 7 + 9 ms, alone on one CPU.
+    scenario sc = parse(R"(
+[[tasks]]
+name = "t"
+[tasks.behaviour]
+type = "steps"
+[[tasks.behaviour.phases]]
+steps = [{ run = "1ms" }, { sleep = "3ms" }]
+[[tasks.behaviour.phases]]
+loop = 3
+steps = [{ run = "2ms" }, { timer = "2ms" }]
+)");
+    const stats::theory_figures theory = stats::theory_figures_of(sc);
+    REQUIRE(theory.entry_share.count("t") == 1);
+    CHECK(theory.entry_share.at("t") == Approx(7.0 / 16.0));
+    sc.tasks[0].behaviour.steps.phases[1].steps.push_back(
+        {step_spec::kind::sem_wait, {}, "s", false});
+    CHECK(stats::theory_figures_of(sc).entry_share.empty());
 }
