@@ -40,7 +40,7 @@ json distribution_json(const distribution& d) {
 }
 
 json behaviour_json(const behaviour_spec& b) {
-    const char* const kinds[] = {"burner", "periodic", "random"};
+    const char* const kinds[] = {"burner", "periodic", "random", "steps"};
     return {{"type", kinds[static_cast<int>(b.type)]},
             {"run", b.run},
             {"sleep", b.sleep},

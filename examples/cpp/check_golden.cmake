@@ -1,5 +1,6 @@
-# Runs PROGRAM and fails unless its standard output equals the file GOLDEN.
-execute_process(COMMAND "${PROGRAM}" OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+# Runs PROGRAM (with the arguments ARGS, a list, if given) and fails unless its standard
+# output equals the file GOLDEN.
+execute_process(COMMAND "${PROGRAM}" ${ARGS} OUTPUT_VARIABLE out RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
     message(FATAL_ERROR "${PROGRAM} exited with ${rc}")
 endif()

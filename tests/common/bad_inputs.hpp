@@ -24,6 +24,12 @@ inline const std::vector<bad_input> corpus = {
     {"[[tasks]]\nname = \"a\"\nbehaviour = { type = \"random\", run = { dist = \"uniform\", low "
      "= \"1ms\", hihg = \"2ms\" }, sleep = \"1ms\" }\n",
      "tasks[0].behaviour.run.high"},
+    {"[[tasks]]\nname = \"a\"\nbehaviour = { type = \"steps\", steps = [{ run = \"1ms\", "
+     "slep = \"1ms\" }] }\n",
+     "tasks[0].behaviour.steps[0].slep"},
+    {"[[tasks]]\nname = \"a\"\nbehaviour = { type = \"steps\", phases = [{ lop = 2, steps = "
+     "[{ run = \"1ms\" }] }] }\n",
+     "tasks[0].behaviour.phases[0].lop"},
     {"[[tasks]]\nname = \"a\"\nrenice = [{ at = \"1ms\", nice = 1, when = 2 }]\n",
      "tasks[0].renice[0].when"},
     {"[machine]\n[machine.features]\nrun_to_parityy = true\n[[tasks]]\nname = \"a\"\n",

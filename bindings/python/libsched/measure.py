@@ -154,6 +154,12 @@ def _check(plan: dict[str, Any], host: _host.Host) -> None:
             raise MeasureError(
                 f"{where}.slice", "a requested slice (sched_setattr) is not measured"
             )
+        if t["behaviour"]["type"] == "steps":
+            raise MeasureError(
+                f"{where}.behaviour",
+                "a program of steps is not measured: the worker runs burner, periodic and "
+                "random behaviours (run rt-app itself for the real thing)",
+            )
         if t["policy"] in ("fifo", "rr") and not priv.can_rt(t["rt_priority"]):
             raise MeasureError(
                 f"{where}.policy",

@@ -121,6 +121,11 @@ class TaskResult:
     wakeup_latency: Optional[Latency] = _of(Latency, optional=True)
     run_delay: Optional[RunDelay] = _of(RunDelay, optional=True)
     exited: Optional[int] = None
+    # A program of steps (None otherwise): the passes through its phases that ended in the
+    # window, and each one's wall time (from its start, or from the resume / sem_post that
+    # released a pass beginning with a wait: a schbench-like worker's request latency).
+    loops: Optional[int] = None
+    loop_time: Optional[Latency] = _of(Latency, optional=True)
     model: Optional[TaskModel] = _of(TaskModel, optional=True)
 
 
@@ -189,6 +194,13 @@ class EntrySummary:
     nivcsw_per_s: float
     wakeup_latency: Optional[Latency] = _of(Latency, optional=True)  # None if measured
     run_delay: Optional[Latency] = _of(Latency, optional=True)  # None if measured
+    # Entries running programs of steps (None otherwise): their passes in the window, per
+    # second of it, and the pooled wall time of each pass, ns.
+    loops: Optional[float] = None
+    loops_per_s: Optional[float] = None
+    loop_time: Optional[Latency] = _of(Latency, optional=True)
+    # When the entry's last task exited, ns (None while one is still alive at the end).
+    last_exit: Optional[float] = None
     ratio: Optional[float] = None
     jratio: Optional[float] = None
     ru_ratio: Optional[float] = None

@@ -73,7 +73,7 @@ TEST_CASE("every error is found, in the order of the file's sections") {
         s.machine.hz = 123;
         s.repetitions = 0;
         s.tasks[0].nice = 42;
-        s.tasks[1].behaviour = {behaviour_spec::kind::periodic, 0, -1, {}, {}, {}};
+        s.tasks[1].behaviour = {behaviour_spec::kind::periodic, 0, -1, {}, {}, {}, {}};
         s.measured.share["x"] = 0.5;
         s.tasks[1].nice = 25; // a warning beside the errors
     };
@@ -318,19 +318,20 @@ TEST_CASE("behaviours and distributions") {
     using kind = behaviour_spec::kind;
     using dist = distribution::kind;
     CHECK(rejected([](scenario& s) {
-              s.tasks[0].behaviour = {kind::periodic, 0, 5, {}, {}, {}};
+              s.tasks[0].behaviour = {kind::periodic, 0, 5, {}, {}, {}, {}};
           }).field == "tasks[0].behaviour.run");
     CHECK(rejected([](scenario& s) {
-              s.tasks[0].behaviour = {kind::periodic, 5, -1, {}, {}, {}};
+              s.tasks[0].behaviour = {kind::periodic, 5, -1, {}, {}, {}, {}};
           }).field == "tasks[0].behaviour.sleep");
     CHECK_NOTHROW(validate([] {
         scenario sc = valid_scenario();
-        sc.tasks[0].behaviour = {kind::periodic, 1'000'000, 0, {}, {}, {}};
+        sc.tasks[0].behaviour = {kind::periodic, 1'000'000, 0, {}, {}, {}, {}};
         return sc;
     }()));
 
     const auto random = [](distribution run, distribution sleep) {
-        return [=](scenario& s) { s.tasks[1].behaviour = {kind::random, 0, 0, run, sleep, {}}; };
+        return
+            [=](scenario& s) { s.tasks[1].behaviour = {kind::random, 0, 0, run, sleep, {}, {}}; };
     };
     const distribution ok{dist::exponential, 1'000'000, 0};
     CHECK(rejected(random({dist::constant, -1, 0}, ok)).field == "tasks[1].behaviour.run");

@@ -314,10 +314,10 @@ TEST_CASE("a mixed RT and fair load on four CPUs conserves CPU time and runs eve
         rnd.behaviour.sleep_dist = {distribution::kind::uniform, 1 * ms, 12 * ms};
         task_spec rr = rt("rr", sched_policy::rr, 20);
         rr.count = 3;
-        rr.behaviour = {behaviour_spec::kind::periodic, 30 * ms, 20 * ms, {}, {}, {}};
+        rr.behaviour = {behaviour_spec::kind::periodic, 30 * ms, 20 * ms, {}, {}, {}, {}};
         rr.set_affinity = {{1 * sec, {2, 3}}, {2 * sec, {0, 1, 2, 3}}};
         task_spec hi = rt("hi", sched_policy::fifo, 90);
-        hi.behaviour = {behaviour_spec::kind::periodic, 200 * us, 0, {}, {}, 1 * ms};
+        hi.behaviour = {behaviour_spec::kind::periodic, 200 * us, 0, {}, {}, 1 * ms, {}};
         hi.exit_at = 3 * sec;
         task_spec fair = burner("fair", 0, 5);
         fair.renice = {{1500 * ms, 5}};

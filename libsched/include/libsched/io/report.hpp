@@ -42,6 +42,29 @@ inline std::string latency_us(const stats::sample_summary& s, double ns) {
     return s.count == 0 ? "-" : fixed(ns / 1000, 1);
 }
 
+// The entries running programs of steps: passes (loops) and their wall time, and the last
+// exit (a hackbench-like run's completion time).
+inline void print_steps_table(std::ostream& out, const std::vector<stats::row_summary>& entries) {
+    text_table table({{"entry", align::left},
+                      {"loops"},
+                      {"loops/s"},
+                      {"wake p99 us"},
+                      {"loop p50 us"},
+                      {"loop p99 us"},
+                      {"loop max us"},
+                      {"last exit ms"}});
+    for (const auto& e : entries) {
+        if (!e.loops)
+            continue;
+        const stats::sample_summary& l = e.loop_time;
+        table.add_row({e.entry, fixed(e.loops, 0), fixed(e.loops_per_s, 1),
+                       latency_us(e.wakeup_latency, e.wakeup_latency.p99), latency_us(l, l.p50),
+                       latency_us(l, l.p99), latency_us(l, l.max),
+                       fixed(e.last_exit ? std::optional{*e.last_exit / 1e6} : std::nullopt, 3)});
+    }
+    table.print(out);
+}
+
 // A tolerance as the replay summary prints it: "+-0.50 pp", "+-3.0 %".
 inline std::string tolerance_text(const stats::comparison& c) {
     if (!c.tolerance)
@@ -370,6 +393,12 @@ inline void print_report(std::ostream& out, const run_result& result, const scen
                 add_row(t, "  " + t.name, false);
     }
     table.print(out);
+    if (std::any_of(entries.begin(), entries.end(), [](const auto& e) { return e.loops; })) {
+        out << "\nprograms of steps: passes through their phases ending in the window, the "
+               "wakeups' 99th percentile, each pass's wall time; when the entry's last task "
+               "exited\n";
+        detail::print_steps_table(out, entries);
+    }
 
     if (!result.repetitions.empty() && !result.repetitions.front().task_groups.empty()) {
         out << "\nper task group: its tasks' and subgroups' CPU time in the window\n";

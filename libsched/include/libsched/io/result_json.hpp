@@ -148,6 +148,9 @@ inline nlohmann::json task_json(const task_result& t, bool measured = false) {
         {"run_delay", run_delay_json(t.run_delay, t.run_delay_max_at)},
         {"started", t.started},
         {"exited", t.exited < 0 ? nlohmann::json(nullptr) : nlohmann::json(t.exited)},
+        {"loops", optional_json(t.loops)},
+        {"loop_time",
+         t.loops ? latency_json(stats::summarize(t.loop_time)) : nlohmann::json(nullptr)},
         {"model",
          {{"utime_ticks", t.utime_ticks},
           {"stime_ticks", t.stime_ticks},
@@ -270,6 +273,10 @@ inline nlohmann::json row_json(const stats::row_summary& row, const stats::theor
         {"nivcsw_per_s", row.nivcsw_per_s},
         {"wakeup_latency", latency_json(row.wakeup_latency)},
         {"run_delay", latency_json(row.run_delay)},
+        {"loops", optional_json(row.loops)},
+        {"loops_per_s", optional_json(row.loops_per_s)},
+        {"loop_time", row.loops ? latency_json(row.loop_time) : nlohmann::json(nullptr)},
+        {"last_exit", optional_json(row.last_exit)},
         {"theory_share", optional_json(theory_share)},
         {"theory_ratio", optional_json(theory_share ? theory.ratio(*theory_share) : std::nullopt)}};
     if (measured) { // user space sees neither distribution

@@ -52,13 +52,157 @@ inline distribution read_distribution(const toml::node& n, const std::string& fi
     return d;
 }
 
+// Each element of an array, with its field name ("tasks[0].renice[1]") and line noted; an
+// error in one element is logged and the next is read.
+template <class Read>
+void for_each_element(const toml::node& n, const std::string& field, read_log& log, Read read) {
+    const toml::array& a = read_array(n, field);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const std::string element = field + "[" + std::to_string(i) + "]";
+        log.note(element, a[i].source());
+        log.attempt([&] { read(a[i], element); });
+    }
+}
+
+// `key = true`, the only value a flag step (suspend, yield) takes.
+inline bool read_true(const toml::node& n, const std::string& field) {
+    if (!read_bool(n, field))
+        throw scenario_error(field, "false: leave the step out instead");
+    return true;
+}
+
+// One step: exactly one of the step kinds as its key, with the options of that kind.
+inline step_spec read_step(const toml::node& n, const std::string& field, read_log& log) {
+    using kind = step_spec::kind;
+    static constexpr std::array<std::pair<std::string_view, kind>, 9> kinds{{
+        {"run", kind::run},
+        {"runtime", kind::runtime},
+        {"sleep", kind::sleep},
+        {"timer", kind::timer},
+        {"suspend", kind::suspend},
+        {"resume", kind::resume},
+        {"sem_post", kind::sem_post},
+        {"sem_wait", kind::sem_wait},
+        {"yield", kind::yield},
+    }};
+    const toml::table& table = read_table(n, field);
+    std::vector<std::string_view> present;
+    std::string listed;
+    for (const auto& [key, k] : kinds) {
+        if (table.contains(key))
+            present.push_back(key);
+        listed += (listed.empty() ? "" : ", ") + std::string{key};
+    }
+    table_reader t(table, field, log);
+    if (present.size() != 1) {
+        for (const auto& [key, k] : kinds)
+            t.take(key);
+        if (present.empty())
+            t.reject_unknown(); // a misspelt kind is named with its likely spelling
+        throw scenario_error(field, present.empty()
+                                        ? "no step kind: a step is one of " + listed
+                                        : "two step kinds, " + std::string{present[0]} + " and " +
+                                              std::string{present[1]} + ": one per step");
+    }
+    step_spec st;
+    const std::string_view key = present.front();
+    for (const auto& [name, k] : kinds)
+        if (name == key)
+            st.type = k;
+    const auto read_dist = [&log](const toml::node& d, const std::string& f) {
+        return read_distribution(d, f, log);
+    };
+    const auto read_constant = [](const toml::node& d, const std::string& f) {
+        return distribution{distribution::kind::constant, read_duration(d, f), 0};
+    };
+    switch (st.type) {
+    case kind::run:
+    case kind::sleep:
+        t.take_into(key, st.time, read_dist);
+        break;
+    case kind::runtime:
+        t.take_into(key, st.time, read_constant);
+        break;
+    case kind::timer: // rt-app's defaults: the shared timer "unknown", relative mode
+        t.take_into(key, st.time, read_constant);
+        st.name = "unknown";
+        st.relative = true;
+        t.take_into("ref", st.name, read_string);
+        t.take_into("mode", st.relative,
+                    choice_reader<bool>({{"absolute", false}, {"relative", true}}));
+        break;
+    case kind::suspend:
+    case kind::yield: {
+        bool flag = true;
+        t.take_into(key, flag, read_true);
+        break;
+    }
+    case kind::resume:
+    case kind::sem_post:
+    case kind::sem_wait:
+        t.take_into(key, st.name, read_string);
+        break;
+    }
+    t.reject_unknown();
+    return st;
+}
+
+// A list of steps ("tasks[0].behaviour.steps"), each element read on its own.
+inline std::vector<step_spec> read_steps(const toml::node& n, const std::string& field,
+                                         read_log& log) {
+    std::vector<step_spec> steps;
+    for_each_element(n, field, log, [&](const toml::node& e, const std::string& f) {
+        steps.push_back(read_step(e, f, log));
+    });
+    return steps;
+}
+
+// A steps behaviour's program: `steps` (one phase, run once per pass) or `phases`, and
+// the number of passes.
+inline void read_program(table_reader& t, behaviour_spec& b, read_log& log) {
+    t.take_into("loop", b.steps.loop, read_int);
+    const toml::node* steps = t.take("steps");
+    const toml::node* phases = t.take("phases");
+    if ((steps == nullptr) == (phases == nullptr))
+        throw scenario_error(t.field(steps != nullptr ? "phases" : "steps"),
+                             steps != nullptr
+                                 ? "a steps behaviour has steps or phases, not both"
+                                 : "missing: a steps behaviour needs steps (or phases)");
+    if (steps != nullptr) {
+        log.attempt([&] {
+            b.steps.phases.push_back({1, read_steps(*steps, t.field("steps"), log)});
+        });
+        return;
+    }
+    b.steps.written_as_phases = true;
+    log.attempt([&] {
+        for_each_element(
+            *phases, t.field("phases"), log, [&](const toml::node& e, const std::string& f) {
+                table_reader pt(read_table(e, f), f, log);
+                phase_spec ph;
+                pt.take_into("loop", ph.loop, read_int);
+                pt.take_required_into("steps", ph.steps,
+                                      [&log](const toml::node& s, const std::string& sf) {
+                                          return read_steps(s, sf, log);
+                                      });
+                pt.reject_unknown();
+                b.steps.phases.push_back(std::move(ph));
+            });
+    });
+}
+
 inline behaviour_spec read_behaviour(const toml::node& n, const std::string& field, read_log& log) {
     using kind = behaviour_spec::kind;
-    const auto kinds = choice_reader<kind>(
-        {{"burner", kind::burner}, {"periodic", kind::periodic}, {"random", kind::random}});
+    const auto kinds = choice_reader<kind>({{"burner", kind::burner},
+                                            {"periodic", kind::periodic},
+                                            {"random", kind::random},
+                                            {"steps", kind::steps}});
     behaviour_spec b;
     if (n.is_string()) {
         b.type = kinds(n, field);
+        if (b.type == kind::steps)
+            throw scenario_error(field, "\"steps\" needs its steps, as in { type = \"steps\", "
+                                        "steps = [{ run = \"1ms\" }, { sleep = \"9ms\" }] }");
         if (b.type != kind::burner)
             throw scenario_error(field, "\"" + read_string(n, field) +
                                             "\" needs its run and sleep times, as in { type = "
@@ -94,21 +238,12 @@ inline behaviour_spec read_behaviour(const toml::node& n, const std::string& fie
         t.take_required_into("run", b.run_dist, read_dist);
         t.take_required_into("sleep", b.sleep_dist, read_dist);
         break;
+    case kind::steps:
+        read_program(t, b, log);
+        break;
     }
     t.reject_unknown();
     return b;
-}
-
-// Each element of an array, with its field name ("tasks[0].renice[1]") and line noted; an
-// error in one element is logged and the next is read.
-template <class Read>
-void for_each_element(const toml::node& n, const std::string& field, read_log& log, Read read) {
-    const toml::array& a = read_array(n, field);
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        const std::string element = field + "[" + std::to_string(i) + "]";
-        log.note(element, a[i].source());
-        log.attempt([&] { read(a[i], element); });
-    }
 }
 
 inline task_spec read_task(const toml::node& n, const std::string& field, read_log& log) {

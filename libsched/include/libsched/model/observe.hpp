@@ -33,9 +33,11 @@ public:
     observer(const observer&) = delete;
     observer& operator=(const observer&) = delete;
 
-    void add(task& t) {
+    // steps: the task runs a program of steps, whose passes are counted.
+    void add(task& t, bool steps = false) {
         tasks_.push_back(&t);
         records_.emplace_back();
+        records_.back().steps = steps;
         if (smt_)
             smt_->add(t);
     }
@@ -50,6 +52,16 @@ public:
         rc.wake_time = in_window ? now : -1;
         rc.due = in_window && due ? *due : -1;
         became_runnable(t);
+    }
+    // A program of steps finished a pass begun at `began`; passes ending inside the window
+    // count.
+    void loop_done(const task& t, sim_time began) {
+        const sim_time now = sim_.now();
+        if (now < window_start_ || now >= window_stop_)
+            return;
+        record& rc = rec(t);
+        ++rc.loops;
+        rc.loop_time.add(now - began);
     }
     // The task was forked: it waits for its first run from now.
     void forked(const task& t) { became_runnable(t); }
@@ -130,6 +142,10 @@ public:
         tr.run_delay = rc.run_delay;
         tr.run_delay_max_at = rc.run_delay_max_at;
         tr.exited = rc.exited;
+        if (rc.steps) {
+            tr.loops = rc.loops;
+            tr.loop_time = rc.loop_time;
+        }
         if (smt_) {
             tr.work_ns = smt_->work_ns(t, sim_.now());
             tr.window_work_ns = rc.at_end.work_ns - rc.at_start.work_ns;
@@ -171,6 +187,9 @@ private:
         snapshot at_start, at_end;
         std::int64_t ru_utime_us = 0, ru_stime_us = 0;
         sim_time exited = -1;
+        bool steps = false;
+        std::uint64_t loops = 0;
+        duration_samples loop_time;
     };
     struct cpu_window {
         duration busy_at_start = 0, busy_at_end = 0;

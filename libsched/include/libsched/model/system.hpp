@@ -267,7 +267,7 @@ private:
             const task_spec& spec = sc_.tasks[e];
             for (int i = 0; i < spec.count; ++i) {
                 auto t = std::make_unique<task>();
-                t->comm = spec.count == 1 ? spec.name : spec.name + "." + std::to_string(i);
+                t->comm = instance_name(spec, i);
                 t->pid = pid++;
                 t->nice = clamp_nice(spec.nice).nice;
                 t->policy = spec.policy;
@@ -282,7 +282,7 @@ private:
                 for (const affinity_change_spec& a : spec.set_affinity)
                     changes.push_back(effective_cpus(sc_.machine, spec, a.cpus));
                 core_.sched_fork(*t, parent_cpu(*t));
-                observer_.add(*t);
+                observer_.add(*t, spec.behaviour.type == behaviour_spec::kind::steps);
                 workload_.add(*t, spec, forks[e][static_cast<std::size_t>(i)], std::move(changes));
                 entries_.push_back(spec.name);
                 tasks_.push_back(std::move(t));

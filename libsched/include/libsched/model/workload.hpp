@@ -1,8 +1,11 @@
 #pragma once
 // The workload: what each simulated process does. A program forks at its start, burns CPU
-// or alternates CPU bursts and sleeps (drawn from the simulator's seeded source), may
-// renice itself, and exits at the end of its life. It drives its task through the core
-// scheduler as a real process drives the kernel: by running, blocking and being woken.
+// or alternates CPU bursts and sleeps (drawn from the simulator's seeded source), or runs
+// a program of steps (rt-app's events: runs, sleeps, timers, and tasks waking tasks through
+// semaphores and suspend / resume), may renice itself, and exits at the end of its life. It drives
+// its task through the core scheduler as a real process drives the kernel: by running, blocking and
+// being woken.
+#include <deque>
 #include <libsched/des/member_call.hpp>
 #include <libsched/des/random.hpp>
 #include <libsched/des/timer.hpp>
@@ -11,9 +14,12 @@
 #include <libsched/scenario/scenario.hpp>
 #include <libsched/sched/core.hpp>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
+#include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -38,9 +44,12 @@ class behaviour {
 public:
     explicit behaviour(const behaviour_spec& b) : spec_(b) {}
 
-    // CPU time of the next burst; unlimited for a burner. A burst is at least 1 ns.
+    // CPU time of the next burst; unlimited for a burner. A burst is at least 1 ns. A
+    // program of steps starts with none: its first step runs as soon as it gets a CPU.
     duration next_burst(des::random_source& rng) const {
         switch (spec_.type) {
+        case behaviour_spec::kind::steps:
+            return 0;
         case behaviour_spec::kind::periodic:
             return std::max<duration>(spec_.run, 1);
         case behaviour_spec::kind::random:
@@ -63,10 +72,15 @@ public:
         case behaviour_spec::kind::random:
             return std::max<duration>(draw(spec_.sleep_dist, rng), 0);
         case behaviour_spec::kind::burner:
+        case behaviour_spec::kind::steps:
         default:
             return 0;
         }
     }
+
+    bool steps() const { return spec_.type == behaviour_spec::kind::steps; }
+    const std::vector<phase_spec>& phases() const { return spec_.steps.phases; }
+    int loop() const { return spec_.steps.loop; }
 
 private:
     behaviour_spec spec_;
@@ -114,6 +128,10 @@ public:
         pg->system_share = spec.system_share;
         pg->timer_slack = spec.timer_slack.value_or(timer_slack_);
         pg->nice_clamped = clamp_nice(spec.nice).clamped;
+        // The names a resume may give: the instance's, and its entry's for every instance.
+        by_name_[t.comm].push_back(idx);
+        if (spec.count > 1)
+            by_name_[spec.name].push_back(idx);
         programs_.push_back(std::move(pg));
         sim_.schedule_at(start, fork_order, fork_h_, idx);
     }
@@ -122,6 +140,8 @@ public:
     void switched_in(task& t) {
         program& pg = of(t);
         pg.runtime_at_switch_in = t.se.sum_exec_runtime;
+        if (pg.st.runtime_end) // a runtime step ends by the wall clock, however long it waited
+            pg.budget = std::max<duration>(*pg.st.runtime_end - sim_.now(), 0);
         if (pg.exit_pending)
             sim_.schedule_at(sim_.now(), exit_order, exit_h_, pg.index);
         else if (pg.budget != unlimited)
@@ -249,9 +269,10 @@ private:
         }
     }
 
-    // hrtimer_wakeup(): the sleeper is woken, from the timer's CPU.
+    // hrtimer_wakeup(): the sleeper is woken, from the timer's CPU. On an absolute timer
+    // (a periodic task's, a steps timer's) it was due at pg.release.
     void wake(program& pg) {
-        if (pg.what.period())
+        if (pg.what.period() || pg.st.on_timer)
             obs_.woke(pg.t, pg.release);
         else
             obs_.woke(pg.t);
@@ -269,9 +290,19 @@ private:
         core_.update_curr(r);
         const duration ran = t.se.sum_exec_runtime - pg.runtime_at_switch_in;
         pg.runtime_at_switch_in = t.se.sum_exec_runtime;
-        if (ran < pg.budget) {
+        if (pg.st.runtime_end) {
+            if (sim_.now() < *pg.st.runtime_end) {
+                pg.budget = *pg.st.runtime_end - sim_.now();
+                arm_burst(pg);
+                return;
+            }
+        } else if (ran < pg.budget) {
             pg.budget -= ran;
             arm_burst(pg);
+            return;
+        }
+        if (pg.what.steps()) {
+            run_steps(pg);
             return;
         }
         const duration sleep = next_sleep(pg);
@@ -284,6 +315,193 @@ private:
         t.state = task_state::sleeping;
         arm_sleep(pg, sleep);
         core_.schedule(t);
+    }
+
+    // ---- programs of steps (rt-app's events) ----
+
+    // A timer of rt-app: its next expiry, set from the first user's start at its first use.
+    struct rt_timer {
+        bool init = false;
+        sim_time next = 0;
+    };
+    // A counting semaphore (initial 0) shared by name: the posts not yet taken, each with
+    // when it was made, and the programs blocked in sem_wait, first come first served.
+    struct semaphore {
+        std::deque<sim_time> posts;
+        std::deque<std::uint64_t> waiters;
+    };
+    enum class step_outcome { done, waits };
+
+    // Passes ending at one instant, in a row, after which a program is taken to spin
+    // without ever taking time (no run, no sleep, no wait that blocks).
+    static constexpr int max_passes_per_instant = 1'000'000;
+
+    // The running program has finished its current step (or not begun): it goes on through
+    // its steps, at once, until one takes CPU time, blocks or the program exits.
+    void run_steps(program& pg) {
+        steps_state& s = pg.st;
+        s.runtime_end.reset();
+        s.on_timer = false;
+        if (s.begun) {
+            if (s.head_wait) { // the pass began with a wait: it counts from the release
+                s.pass_start = s.released_at;
+                s.head_wait = false;
+            }
+            if (!advance(pg))
+                return;
+        } else {
+            s.begun = true;
+            s.pass_start = sim_.now();
+        }
+        while (execute(pg) == step_outcome::done)
+            if (!advance(pg))
+                return;
+    }
+
+    // The next step, phase or pass; false once the last pass is over and the task exited.
+    bool advance(program& pg) {
+        steps_state& s = pg.st;
+        const std::vector<phase_spec>& phases = pg.what.phases();
+        if (++s.step < phases[s.phase].steps.size())
+            return true;
+        s.step = 0;
+        const int phase_loop = phases[s.phase].loop;
+        if (phase_loop == -1 || ++s.phase_pass < phase_loop)
+            return true;
+        s.phase_pass = 0;
+        if (++s.phase < phases.size())
+            return true;
+        s.phase = 0;
+        pass_done(pg);
+        if (pg.what.loop() != -1 && s.passes >= pg.what.loop()) {
+            obs_.exiting(pg.t);
+            core_.do_exit(pg.t);
+            return false;
+        }
+        s.pass_start = sim_.now();
+        return true;
+    }
+
+    void pass_done(program& pg) {
+        steps_state& s = pg.st;
+        ++s.passes;
+        obs_.loop_done(pg.t, s.pass_start);
+        const sim_time now = sim_.now();
+        s.passes_at_instant = now == s.last_pass_end ? s.passes_at_instant + 1 : 0;
+        s.last_pass_end = now;
+        if (s.passes_at_instant >= max_passes_per_instant)
+            throw std::runtime_error(
+                pg.t.comm + ": " + std::to_string(max_passes_per_instant) +
+                " passes through its steps at one instant: the program never takes time (give "
+                "it a run, a sleep or a wait that blocks)");
+    }
+
+    // The step the program stands at, run by the task on its CPU.
+    step_outcome execute(program& pg) {
+        using kind = step_spec::kind;
+        steps_state& s = pg.st;
+        const step_spec& st = pg.what.phases()[s.phase].steps[s.step];
+        switch (st.type) {
+        case kind::run:
+            pg.budget = std::max<duration>(draw(st.time, sim_.rng()), 1);
+            arm_burst(pg);
+            return step_outcome::waits;
+        case kind::runtime:
+            s.runtime_end = sim_.now() + st.time.a;
+            pg.budget = st.time.a;
+            arm_burst(pg);
+            return step_outcome::waits;
+        case kind::sleep: {
+            const duration d = std::max<duration>(draw(st.time, sim_.rng()), 0);
+            if (d == 0)
+                return step_outcome::done;
+            block(pg, d);
+            return step_outcome::waits;
+        }
+        case kind::timer:
+            return timer_step(pg, st);
+        case kind::suspend:
+            s.suspended = true;
+            s.head_wait = s.at_head();
+            block(pg);
+            return step_outcome::waits;
+        case kind::resume:
+            for (const std::uint64_t i : by_name_.at(st.name)) {
+                program& target = *programs_[i];
+                if (target.st.suspended) { // else the resume is lost: no memory
+                    target.st.suspended = false;
+                    wake_by(target, pg);
+                }
+            }
+            return step_outcome::done;
+        case kind::sem_post: {
+            semaphore& sem = semaphores_[st.name];
+            if (sem.waiters.empty()) {
+                sem.posts.push_back(sim_.now());
+            } else {
+                program& target = *programs_[sem.waiters.front()];
+                sem.waiters.pop_front();
+                wake_by(target, pg);
+            }
+            return step_outcome::done;
+        }
+        case kind::sem_wait: {
+            semaphore& sem = semaphores_[st.name];
+            if (!sem.posts.empty()) {
+                if (s.at_head()) // released by that post, before the pass began
+                    s.pass_start = sem.posts.front();
+                sem.posts.pop_front();
+                return step_outcome::done;
+            }
+            sem.waiters.push_back(pg.index);
+            s.head_wait = s.at_head();
+            block(pg);
+            return step_outcome::waits;
+        }
+        case kind::yield: // validate() refuses it: sched_yield() is not modelled
+            break;
+        }
+        return step_outcome::done;
+    }
+
+    // rt-app's timer event: the expiry moves on by the period at each use; the task sleeps
+    // until it on an absolute timer (clock_nanosleep(TIMER_ABSTIME)) unless it has passed,
+    // in which case it goes on at once and, in relative mode, the expiry restarts from now.
+    step_outcome timer_step(program& pg, const step_spec& st) {
+        rt_timer& tm = unique_timer(st.name) ? pg.st.timers[st.name] : timers_[st.name];
+        if (!tm.init) {
+            tm.init = true;
+            tm.next = pg.start;
+        }
+        tm.next += st.time.a;
+        const sim_time now = sim_.now();
+        if (now < tm.next) {
+            pg.release = tm.next;
+            pg.st.on_timer = true;
+            block(pg, tm.next - now);
+            return step_outcome::waits;
+        }
+        if (st.relative)
+            tm.next = now;
+        return step_outcome::done;
+    }
+
+    // The running task blocks: on a sleep timer of `sleep` (hrtimer_nanosleep()), or until
+    // another task wakes it. It goes on with its program when it next runs.
+    void block(program& pg, std::optional<duration> sleep = std::nullopt) {
+        pg.t.state = task_state::sleeping;
+        if (sleep)
+            arm_sleep(pg, *sleep);
+        core_.schedule(pg.t);
+        pg.budget = 0;
+    }
+
+    // A blocked task woken by the running one (a resume, a sem_post): try_to_wake_up() on
+    // the waker's CPU.
+    void wake_by(program& target, const program& waker) {
+        target.st.released_at = sim_.now();
+        obs_.woke(target.t);
+        core_.try_to_wake_up(target.t, waker.t.cpu);
     }
 
     // The sleep after a burst. On an absolute timer the next release is the next point of
@@ -331,6 +549,25 @@ private:
         idle_exit_timer idle_exit;
     };
 
+    // Where a program of steps stands, and its timers of its own.
+    struct steps_state {
+        bool begun = false;
+        std::size_t phase = 0, step = 0;
+        int phase_pass = 0; // passes through the current phase so far
+        int passes = 0;     // passes through all the phases
+        sim_time pass_start = 0;
+        bool head_wait = false;   // blocked in the pass's first step (a suspend, a sem_wait)
+        sim_time released_at = 0; // when a resume or sem_post last woke it
+        bool suspended = false;   // waiting in a suspend step
+        bool on_timer = false;    // sleeping on a timer step
+        std::optional<sim_time> runtime_end;    // in a runtime step: its wall-clock end
+        std::map<std::string, rt_timer> timers; // the "unique" timers
+        sim_time last_pass_end = -1;
+        int passes_at_instant = 0;
+
+        bool at_head() const { return phase == 0 && phase_pass == 0 && step == 0; }
+    };
+
     struct program {
         program(des::simulator& sim, workload* w, std::uint64_t idx, task& tk,
                 const behaviour_spec& b)
@@ -349,11 +586,12 @@ private:
         duration budget = unlimited; // CPU time left in the current burst
         duration runtime_at_switch_in = 0;
         bool exit_pending = false;
-        sim_time release = 0; // absolute-timer period: when the current burst was due
+        sim_time release = 0; // absolute timer: when the current burst was due
         sim_time soft = 0;    // the pending sleep's soft expiry
         int sleep_cpu = 0;    // the CPU whose timer base holds it
         burst_timer burst;
         sleep_timer sleep;
+        steps_state st;
     };
 
     program& of(const task& t) const { return *programs_[task_index(t)]; }
@@ -364,6 +602,9 @@ private:
     duration timer_slack_;
     std::vector<std::unique_ptr<program>> programs_;
     std::vector<std::unique_ptr<cpu_timers>> cpus_;
+    std::map<std::string, std::vector<std::uint64_t>> by_name_; // resume targets
+    std::map<std::string, semaphore> semaphores_;
+    std::map<std::string, rt_timer> timers_; // the shared ones
     des::member_handler<workload, &workload::on_fork> fork_h_;
     des::member_handler<workload, &workload::on_exit> exit_h_;
     des::member_handler<workload, &workload::on_renice> renice_h_;

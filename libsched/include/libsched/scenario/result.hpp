@@ -59,6 +59,12 @@ struct task_result {
     sim_time started = 0;
     sim_time exited = -1; // -1: still alive at the end
 
+    // A program of steps: the passes through its phases that ended inside the window, and
+    // each one's wall time (from its start, or from the resume / sem_post that released a
+    // pass beginning with a wait); unset for other behaviours.
+    std::optional<std::uint64_t> loops;
+    duration_samples loop_time;
+
     // Model internals: the tick samples (p->utime / p->stime in ticks), which user space
     // only sees blended with the precise clock by cputime_adjust.
     std::int64_t utime_ticks = 0;

@@ -23,11 +23,52 @@ struct distribution {
     duration b = 0; // uniform: high bound (inclusive)
 };
 
+// One event of a program of steps (rt-app's events).
+struct step_spec {
+    enum class kind {
+        run,      // consume `time` of CPU time
+        runtime,  // run until `time` of wall time has passed since the step began
+        sleep,    // a relative sleep of `time`
+        timer,    // sleep until the timer `name`'s next expiry, `time` after its previous one
+        suspend,  // wait until resumed (a condition variable, without memory)
+        resume,   // wake the task(s) `name` if suspended
+        sem_post, // semaphore `name`: wake its first waiter, else count the post
+        sem_wait, // take a post of semaphore `name`, or wait for one
+        yield,    // sched_yield()
+    };
+    kind type = kind::run;
+    distribution time;     // run, sleep: as drawn; runtime, timer: a constant
+    std::string name;      // timer: its ref; resume: a task; sem_post, sem_wait: the semaphore
+    bool relative = false; // timer: mode = "relative" (an expiry found passed restarts from now)
+};
+
+// A phase: its steps, run `loop` times in a row (-1: for ever).
+struct phase_spec {
+    int loop = 1;
+    std::vector<step_spec> steps;
+};
+
+// Whether a timer ref is the task instance's own (rt-app's "unique" timers) rather than one
+// timer shared by every task that names it.
+inline bool unique_timer(const std::string& ref) {
+    return ref.rfind("unique", 0) == 0;
+}
+
+// A steps behaviour's program: the phases, and how many passes through them before the
+// task exits (-1: for ever). written_as_phases: the file gave [[phases]] rather than one
+// list of steps, so that errors name the field as written.
+struct steps_program {
+    std::vector<phase_spec> phases;
+    int loop = -1;
+    bool written_as_phases = false;
+};
+
 struct behaviour_spec {
     enum class kind {
         burner,   // always runnable
         periodic, // run `run` ns of CPU, then sleep `sleep` ns (or until the next period), repeat
         random,   // run and sleep drawn from run_dist / sleep_dist
+        steps,    // a program of steps in phases (rt-app's events)
     };
     kind type = kind::burner;
     duration run = 0;
@@ -37,6 +78,7 @@ struct behaviour_spec {
     // periodic on an absolute timer (clock_nanosleep(TIMER_ABSTIME)): each burst starts at
     // start + k * period; unset: a relative `sleep` after each burst.
     std::optional<duration> period;
+    steps_program steps;
 };
 
 struct renice_spec {
@@ -87,6 +129,12 @@ struct task_spec {
     // autogroup. Empty = the boot session, whose autogroup is the root group.
     std::string session;
 };
+
+// The name of instance i of an entry: the entry's name for a single instance, else
+// name.0 .. name.{count-1}.
+inline std::string instance_name(const task_spec& t, int i) {
+    return t.count == 1 ? t.name : t.name + "." + std::to_string(i);
+}
 
 // A cpu cgroup, as its files read: cgroup v1 cpu.shares, cpu.cfs_quota_us / cfs_period_us /
 // cfs_burst_us; v2 cpu.weight or cpu.weight.nice, cpu.max ("quota period"), cpu.max.burst;

@@ -381,7 +381,112 @@ inline void check_distribution(const std::string& field, const distribution& d, 
     }
 }
 
-inline void check_behaviour(const std::string& field, const behaviour_spec& b, validation& v) {
+// A steps loop count: -1 (for ever) or a positive number of passes.
+inline void check_loop(const std::string& field, int loop, validation& v) {
+    if (loop == 0 || loop < -1)
+        reject(v, field, std::to_string(loop) + ": a loop count is -1 (for ever) or at least 1");
+}
+
+// Whether a resume may name `name`: an entry ("b": each of its instances) or one instance
+// ("a" for count 1, "b.0", "b.1"). Entry names hold no '.', so "b.K" is only b's.
+inline bool resume_target(const scenario& sc, const std::string& name) {
+    for (const task_spec& t : sc.tasks) {
+        if (name == t.name)
+            return true;
+        if (t.count < 2 || name.size() <= t.name.size() + 1 || name.rfind(t.name + ".", 0) != 0)
+            continue;
+        for (int i = 0; i < t.count; ++i)
+            if (name == instance_name(t, i))
+                return true;
+    }
+    return false;
+}
+
+// Whether some step posts the semaphore.
+inline bool posted(const scenario& sc, const std::string& semaphore) {
+    for (const task_spec& t : sc.tasks)
+        for (const phase_spec& ph : t.behaviour.steps.phases)
+            for (const step_spec& st : ph.steps)
+                if (st.type == step_spec::kind::sem_post && st.name == semaphore)
+                    return true;
+    return false;
+}
+
+inline void check_step(const std::string& at, const step_spec& st, const scenario& sc,
+                       validation& v) {
+    using kind = step_spec::kind;
+    const auto named = [&](const char* key) {
+        if (st.name.empty())
+            reject(v, at + "." + key, "an empty name");
+        return !st.name.empty();
+    };
+    const auto positive = [&](const std::string& field) {
+        if (st.time.a <= 0)
+            reject(v, field, format_duration(st.time.a) + " is not positive");
+        check_span(field, st.time.a, v);
+    };
+    switch (st.type) {
+    case kind::run:
+        check_distribution(at + ".run", st.time, true, v);
+        break;
+    case kind::sleep:
+        check_distribution(at + ".sleep", st.time, false, v);
+        break;
+    case kind::runtime:
+        positive(at + ".runtime");
+        break;
+    case kind::timer:
+        positive(at + ".timer");
+        if (st.name.empty())
+            reject(v, at + ".ref", "an empty name");
+        break;
+    case kind::suspend:
+        break;
+    case kind::resume:
+        if (named("resume") && !resume_target(sc, st.name)) {
+            std::vector<std::string> names;
+            for (const task_spec& t : sc.tasks)
+                names.push_back(t.name);
+            reject(v, at + ".resume",
+                   "no task named \"" + st.name + "\"" + did_you_mean(st.name, names));
+        }
+        break;
+    case kind::sem_post:
+        named("sem_post");
+        break;
+    case kind::sem_wait:
+        if (named("sem_wait") && !posted(sc, st.name))
+            warn(v, at + ".sem_wait",
+                 "no step posts semaphore \"" + st.name + "\": the task waits for ever");
+        break;
+    case kind::yield:
+        reject(v, at + ".yield",
+               "sched_yield() is not modelled: the classes' yield_task() (the skip buddy, "
+               "EEVDF's deadline moved on) is not part of the model");
+        break;
+    }
+}
+
+inline void check_steps(const std::string& field, const behaviour_spec& b, const scenario& sc,
+                        validation& v) {
+    check_loop(field + ".loop", b.steps.loop, v);
+    if (b.steps.phases.empty())
+        reject(v, field + ".phases", "no phases: a steps behaviour needs at least one");
+    for (std::size_t p = 0; p < b.steps.phases.size(); ++p) {
+        const phase_spec& ph = b.steps.phases[p];
+        const std::string at =
+            b.steps.written_as_phases ? field + ".phases[" + std::to_string(p) + "]" : field;
+        if (b.steps.written_as_phases)
+            check_loop(at + ".loop", ph.loop, v);
+        if (ph.steps.empty())
+            reject(v, at + ".steps", "no steps: a phase needs at least one");
+        for (std::size_t i = 0; i < ph.steps.size(); ++i)
+            check_step(at + ".steps[" + std::to_string(i) + "]", ph.steps[i], sc, v);
+    }
+}
+
+inline void check_behaviour(const std::string& field, const behaviour_spec& b, const scenario& sc,
+                            validation& v) {
     using kind = behaviour_spec::kind;
     switch (b.type) {
     case kind::burner:
@@ -401,6 +506,9 @@ inline void check_behaviour(const std::string& field, const behaviour_spec& b, v
     case kind::random:
         check_distribution(field + ".run", b.run_dist, true, v);
         check_distribution(field + ".sleep", b.sleep_dist, false, v);
+        break;
+    case kind::steps:
+        check_steps(field, b, sc, v);
         break;
     }
 }
@@ -732,7 +840,7 @@ inline void check_task(const scenario& sc, std::size_t i, const valid_bases& b, 
                    "no CPU of it is in cpuset \"" + t.cpuset +
                        "\"; sched_setaffinity() refuses an empty intersection");
     }
-    check_behaviour(at + ".behaviour", t.behaviour, v);
+    check_behaviour(at + ".behaviour", t.behaviour, sc, v);
 
     const bool start_ok = within_run(t.start, sc, b);
     if (!start_ok)

@@ -242,17 +242,15 @@ public:
         hrtick_start(r, *r.curr, true);
     }
 
-    // try_to_wake_up(): a task still queued as delayed (6.12+) is requeued in place
-    // (ttwu_runnable); otherwise it goes to the CPU select_task_rq() gives and is enqueued.
-    // The wakeup comes from a timer on the CPU the task slept on, so that is also the
-    // waker's CPU. A wakee placed on another CPU costs that CPU an IPI (ttwu_queue_wakelist()
+    // try_to_wake_up(p, state, wake_flags) run on the CPU `waker`: a task still queued as
+    // delayed (6.12+) is requeued in place (ttwu_runnable); otherwise it goes to the CPU
+    // select_task_rq() gives, with the waker's CPU as this_cpu, and is enqueued. A wakee
+    // placed on another CPU than the waker's costs that CPU an IPI (ttwu_queue_wakelist()
     // or the remote resched_curr()) before it can reschedule; the enqueue itself is done at
     // once, as the waker does it when the CPUs share a cache.
-    void try_to_wake_up(task& p) {
-        const int waker = p.cpu;
-        wake_flags wf = wake_flags::none;
+    void try_to_wake_up(task& p, int waker, wake_flags wf = wake_flags::none) {
         if (!p.se.on_rq) {
-            const int cpu = select_task_rq(p, p.cpu, p.cpu, wf);
+            const int cpu = select_task_rq(p, p.cpu, waker, wf);
             if (cpu != p.cpu) {
                 wf = wf | wake_flags::migrated;
                 set_task_cpu(p, cpu);
@@ -284,6 +282,9 @@ public:
             maybe_resched(r, ipi);
         hrtick_start(r, *r.curr, true);
     }
+
+    // The wakeup by a timer on the CPU the task slept on: that CPU is the waker's.
+    void try_to_wake_up(task& p) { try_to_wake_up(p, p.cpu); }
 
     // The CPU waits in its idle state: it runs its idle task with no reschedule pending
     // (once one is, an interrupt has already woken it).

@@ -36,6 +36,13 @@ struct row_summary {
     double nivcsw_per_s = 0;        // involuntary ones
     sample_summary wakeup_latency;  // ns, pooled over members and repetitions
     sample_summary run_delay;       // ns, each wait on a run queue, pooled likewise
+    // Members running a program of steps: the passes ending in the window, per second of
+    // it, and each pass's wall time (ns, pooled); unset / empty otherwise.
+    std::optional<double> loops;
+    std::optional<double> loops_per_s;
+    sample_summary loop_time;
+    // When the last member exited (ns), once every member exits in every repetition.
+    std::optional<double> last_exit;
 };
 
 namespace detail {
@@ -48,6 +55,9 @@ struct repetition_totals {
     double ru_stime_ms = 0;
     double nvcsw = 0;
     double nivcsw = 0;
+    double loops = 0;
+    double last_exit = 0; // of the members that exited
+    bool alive = false;   // some member is still alive at the end
 
     void add(const task_result& task) {
         share += task.share;
@@ -57,6 +67,9 @@ struct repetition_totals {
         ru_stime_ms += static_cast<double>(task.ru_stime_us) / 1000;
         nvcsw += static_cast<double>(task.window_nvcsw);
         nivcsw += static_cast<double>(task.window_nivcsw);
+        loops += static_cast<double>(task.loops.value_or(0));
+        alive = alive || task.exited < 0;
+        last_exit = std::max(last_exit, static_cast<double>(task.exited));
     }
 };
 
@@ -65,6 +78,8 @@ struct row_members {
     std::vector<repetition_totals> totals; // one per repetition
     duration_samples latencies;            // pooled over members and repetitions
     duration_samples run_delay;            // the same
+    duration_samples loop_time;            // the same
+    bool steps = false;                    // some member runs a program of steps
     int tasks = 0;                         // members in the first repetition
     std::optional<int> nice;               // the first member's, in the first repetition
 };
@@ -86,6 +101,8 @@ std::vector<row_members> gather(const run_result& result, std::size_t rows, RowO
             m.totals[r].add(task);
             m.latencies.merge(task.wakeup_latency);
             m.run_delay.merge(task.run_delay);
+            m.loop_time.merge(task.loop_time);
+            m.steps = m.steps || task.loops.has_value();
             if (r == 0 && m.tasks == 0)
                 m.nice = task.nice;
             if (r == 0)
@@ -182,6 +199,13 @@ inline row_summary finish_row(row_summary row, const row_members& m, double wind
     row.ru_ratio = median.ratio(m.totals, reference, &t::ru_utime_ms);
     row.wakeup_latency = summarize(m.latencies);
     row.run_delay = summarize(m.run_delay);
+    if (m.steps) {
+        row.loops = median.of(m.totals, &t::loops);
+        row.loops_per_s = *row.loops * per_s;
+        row.loop_time = summarize(m.loop_time);
+    }
+    if (std::none_of(m.totals.begin(), m.totals.end(), [](const t& r) { return r.alive; }))
+        row.last_exit = median.of(m.totals, &t::last_exit);
     return row;
 }
 

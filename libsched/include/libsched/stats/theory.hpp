@@ -106,6 +106,28 @@ inline double demand_of(const behaviour_spec& b) {
         run = mean_of(b.run_dist);
         rest = mean_of(b.sleep_dist);
         break;
+    case behaviour_spec::kind::steps:
+        // Its runs over its runs and sleeps, each phase weighted by its loop count (a phase
+        // repeated for ever is all that counts). Timers count as their periods; waits on
+        // other tasks are not known here, so this is an upper bound for such a program.
+        for (const phase_spec& ph : b.steps.phases) {
+            double phase_run = 0, phase_rest = 0;
+            for (const step_spec& st : ph.steps) {
+                using k = step_spec::kind;
+                if (st.type == k::run || st.type == k::runtime)
+                    phase_run += mean_of(st.time);
+                else if (st.type == k::sleep || st.type == k::timer)
+                    phase_rest += mean_of(st.time);
+            }
+            if (ph.loop == -1) {
+                run = phase_run;
+                rest = phase_rest;
+                break;
+            }
+            run += phase_run * ph.loop;
+            rest += phase_rest * ph.loop;
+        }
+        break;
     }
     return run + rest > 0 ? std::min(1.0, run / (run + rest)) : 1.0;
 }
@@ -408,7 +430,7 @@ inline theory_result theory_shares(const scenario& sc) {
         }
         for (int i = 0; i < spec.count; ++i) {
             theory_task t;
-            t.name = spec.count == 1 ? spec.name : spec.name + "." + std::to_string(i);
+            t.name = instance_name(spec, i);
             t.entry = spec.name;
             t.group = group;
             t.policy = spec.policy;
@@ -464,9 +486,23 @@ struct theory_figures {
     }
 };
 
+// Whether a program of steps waits for other tasks (suspend, sem_wait): how long is up to
+// them, which a fluid split of demands cannot know.
+inline bool waits_on_tasks(const behaviour_spec& b) {
+    for (const phase_spec& ph : b.steps.phases)
+        for (const step_spec& st : ph.steps)
+            if (st.type == step_spec::kind::suspend || st.type == step_spec::kind::sem_wait)
+                return true;
+    return false;
+}
+
+// The theory's shares by entry and task; none when a task waits on others.
 inline theory_figures theory_figures_of(const scenario& sc) {
     theory_figures out;
     out.reference = sc.reference;
+    if (std::any_of(sc.tasks.begin(), sc.tasks.end(),
+                    [](const task_spec& t) { return waits_on_tasks(t.behaviour); }))
+        return out;
     for (const theory_task& t : theory_shares(sc).tasks) {
         out.entry_share[t.entry] += t.share;
         out.task_share[t.name] = t.share;
