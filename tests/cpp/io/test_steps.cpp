@@ -2,6 +2,7 @@
 // do when they run, against hand-derived expectations.
 #include <catch2/catch.hpp>
 #include <libsched/io/result_json.hpp>
+#include <libsched/io/rt_app.hpp>
 #include <libsched/io/scenario_toml.hpp>
 #include <libsched/model/simulate.hpp>
 #include <libsched/stats/theory.hpp>
@@ -484,4 +485,67 @@ steps = [{ run = "2ms" }, { timer = "2ms" }]
     sc.tasks[0].behaviour.steps.phases[1].steps.push_back(
         {step_spec::kind::sem_wait, {}, "s", false});
     CHECK(stats::theory_figures_of(sc).entry_share.empty());
+}
+
+// Issue 9's check of the importer: an rt-app file runs exactly as the scenario a hand would
+// write for it, the periodic task and the burner with the older behaviours, not steps.
+TEST_CASE("an rt-app file runs bit for bit as the hand-built scenario of its tasks") {
+    const std::string json = R"({
+        "tasks" : {
+            "periodic" : { "cpus" : [0], "run" : 2000,
+                           "timer" : { "ref" : "unique", "period" : 10000, "mode" : "absolute" } },
+            "burner" : { "cpus" : [0], "priority" : 5, "run" : 1000000 },
+            "pong" : { "cpus" : [1], "suspend" : "pong", "run" : 700, "resume" : "ping" },
+            "ping" : { "cpus" : [1], "delay" : 1000, "run" : 1300, "resume" : "pong",
+                       "suspend" : "ping" }
+        },
+        "global" : { "duration" : 2, "calibration" : "CPU0" }
+    })";
+    rt_app_options options;
+    options.machine = toml::table{{"cpus", 2}};
+    const scenario imported =
+        parse_scenario(toml_text(rt_app_to_toml(json, "w.json", options)), "w.json");
+    const scenario hand = parse_scenario(R"(
+name = "hand"
+length = "2s"
+[machine]
+cpus = 2
+[[tasks]]
+name = "periodic"
+affinity = [0]
+behaviour = { type = "periodic", run = "2ms", period = "10ms" }
+[[tasks]]
+name = "burner"
+affinity = [0]
+nice = 5
+[[tasks]]
+name = "pong"
+affinity = [1]
+behaviour = { type = "steps", steps = [{ suspend = true }, { run = "700us" }, { resume = "ping" }] }
+[[tasks]]
+name = "ping"
+affinity = [1]
+start = "1ms"
+behaviour = { type = "steps", steps = [{ run = "1300us" }, { resume = "pong" }, { suspend = true }] }
+)",
+                                         "hand.toml");
+    const repetition_result a = run_one(imported);
+    const repetition_result b = run_one(hand);
+    REQUIRE(a.tasks.size() == 4);
+    REQUIRE(b.tasks.size() == 4);
+    for (std::size_t i = 0; i < a.tasks.size(); ++i) {
+        const task_result& x = a.tasks[i];
+        const task_result& y = b.tasks[i];
+        INFO(x.name);
+        CHECK(x.name == y.name);
+        CHECK(x.nice == y.nice);
+        CHECK(x.window_runtime == y.window_runtime);
+        CHECK(x.nvcsw == y.nvcsw);
+        CHECK(x.nivcsw == y.nivcsw);
+        CHECK(x.stat_utime_end == y.stat_utime_end);
+        CHECK(x.wakeup_latency.sorted_counts() == y.wakeup_latency.sorted_counts());
+        CHECK(x.run_delay.sorted_counts() == y.run_delay.sorted_counts());
+    }
+    // The ping-pong alternates 1.3 ms and 0.7 ms on CPU 1, so it is not idle.
+    CHECK(find(a, "ping").window_runtime + find(a, "pong").window_runtime > 1'900 * ms);
 }
