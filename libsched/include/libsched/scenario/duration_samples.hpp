@@ -33,8 +33,6 @@ public:
         min_ = count_ == 0 ? v : std::min(min_, v);
         max_ = count_ == 0 ? v : std::max(max_, v);
         ++count_;
-        if (pending_.capacity() == 0)
-            pending_.reserve(pending_limit); // once: never more are pending
         pending_.push_back(v);
         if (pending_.size() >= pending_limit)
             compact();
