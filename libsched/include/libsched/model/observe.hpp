@@ -4,6 +4,8 @@
 // wait on a run queue, getrusage() as the process reads it
 // at exit, /proc/PID/stat and the switch counters read at the window's ends, CPU busy time and
 // the load balancer's counters.
+#include <array>
+#include <cstdint>
 #include <libsched/des/member_call.hpp>
 #include <libsched/model/smt_work.hpp>
 #include <libsched/model/task_index.hpp>
@@ -38,6 +40,7 @@ public:
         tasks_.push_back(&t);
         records_.emplace_back();
         records_.back().steps = steps;
+        waits_.emplace_back();
         if (smt_)
             smt_->add(t);
     }
@@ -46,11 +49,11 @@ public:
     // was due at `due` (an absolute timer) also has that lateness measured. Only wakeups
     // inside the window count.
     void woke(const task& t, std::optional<sim_time> due = std::nullopt) {
-        record& rc = rec(t);
+        wait& w = wait_of(t);
         const sim_time now = sim_.now();
         const bool in_window = now >= window_start_ && now < window_stop_;
-        rc.wake_time = in_window ? now : -1;
-        rc.due = in_window && due ? *due : -1;
+        w.wake_time = in_window ? now : -1;
+        w.due = in_window && due ? *due : -1;
         became_runnable(t);
     }
     // A program of steps finished a pass begun at `began`; passes ending inside the window
@@ -68,34 +71,39 @@ public:
     void switched_in(const task& t) {
         if (smt_)
             smt_->set_running(t.cpu, &t, sim_.now());
-        record& rc = rec(t);
-        if (rc.runnable_since >= 0) {
+        const std::size_t i = task_index(t);
+        wait& w = waits_[i];
+        const sim_time now = sim_.now();
+        if (w.runnable_since >= 0) {
             // Counted when the wait ends, as sched_info_arrive() adds it to run_delay:
             // the waits ending after the window's start snapshot and up to its end one
             // (both come after everything else of their instant).
-            const sim_time now = sim_.now();
-            const duration d = now - rc.runnable_since;
-            rc.runnable_since = -1;
+            const duration d = now - w.runnable_since;
+            w.runnable_since = -1;
             if (now > window_start_ && now <= window_stop_) {
-                if (rc.run_delay.empty() || d > rc.run_delay.max())
-                    rc.run_delay_max_at = now;
-                rc.run_delay.add(d);
+                if (d > w.run_delay_max) {
+                    w.run_delay_max = d;
+                    records_[i].run_delay_max_at = now;
+                }
+                w.run_delays[w.run_delays_held++] = d;
+                if (w.run_delays_held == w.run_delays.size())
+                    hand_over_run_delays(i);
             }
         }
-        if (rc.wake_time >= 0) {
-            rc.latencies.add(sim_.now() - rc.wake_time);
-            rc.wake_time = -1;
+        if (w.wake_time >= 0) {
+            records_[i].latencies.add(now - w.wake_time);
+            w.wake_time = -1;
         }
-        if (rc.due >= 0) {
-            rc.lateness.add(sim_.now() - rc.due);
-            rc.due = -1;
+        if (w.due >= 0) {
+            records_[i].lateness.add(now - w.due);
+            w.due = -1;
         }
     }
     void switched_out(const task& t) {
         if (smt_)
             smt_->set_running(t.cpu, nullptr, sim_.now());
         if (t.state == task_state::runnable) // preempted: back to waiting on the queue
-            rec(t).runnable_since = sim_.now();
+            wait_of(t).runnable_since = sim_.now();
     }
     // The process reads getrusage(RUSAGE_SELF) and exits.
     void exiting(task& t) {
@@ -109,6 +117,7 @@ public:
     // One task's results: the window figures from the snapshots, getrusage() at exit (or
     // now, for a task still alive), the counters.
     task_result task_figures(task& t) {
+        hand_over_run_delays(task_index(t));
         record& rc = rec(t);
         if (t.state != task_state::dead && t.state != task_state::not_started)
             read_rusage(t);
@@ -176,10 +185,19 @@ private:
         std::uint64_t nr_migrations = 0;
         double work_ns = 0; // with the SMT throughput model
     };
-    struct record {
+    // What every switch and wakeup reads and writes, in a cache line of its own apart from
+    // the rest of the record. The last run delays wait here and go to the record's
+    // duration_samples a few at a time, in their order (the same add() calls): with
+    // thousands of tasks, reaching that memory at every switch cost several cache misses.
+    struct alignas(64) wait {
         sim_time wake_time = -1;      // pending wakeup-latency measurement
         sim_time due = -1;            // pending lateness measurement: when the wakeup was due
         sim_time runnable_since = -1; // pending run delay: waiting on a queue since then
+        duration run_delay_max = -1;  // the largest run delay recorded (-1: none yet)
+        std::array<duration, 3> run_delays{}; // recorded, not yet in record::run_delay
+        std::uint8_t run_delays_held = 0;
+    };
+    struct record {
         duration_samples latencies;
         duration_samples lateness;
         duration_samples run_delay;
@@ -203,12 +221,20 @@ private:
     }
 
     record& rec(const task& t) { return records_[task_index(t)]; }
+    wait& wait_of(const task& t) { return waits_[task_index(t)]; }
 
     // Runnable but not running from now (a wakeup of the running task changes nothing).
     // The core calls switched_out() before the switch, so this is not for a preemption.
     void became_runnable(const task& t) {
         if (core_.task_rq(t).curr != &t)
-            rec(t).runnable_since = sim_.now();
+            wait_of(t).runnable_since = sim_.now();
+    }
+
+    void hand_over_run_delays(std::size_t i) {
+        wait& w = waits_[i];
+        for (std::size_t k = 0; k < w.run_delays_held; ++k)
+            records_[i].run_delay.add(w.run_delays[k]);
+        w.run_delays_held = 0;
     }
 
     // getrusage(RUSAGE_SELF) by the process itself: its own pending runtime counts.
@@ -253,6 +279,7 @@ private:
     sim_time window_start_, window_stop_;
     std::vector<task*> tasks_;
     std::vector<record> records_;
+    std::vector<wait> waits_; // beside records_, by task index
     std::vector<cpu_window> cpus_;
     des::member_handler<observer, &observer::observe> observe_h_;
     std::optional<smt_work_meter> smt_;

@@ -6,6 +6,7 @@
 // its task through the core scheduler as a real process drives the kernel: by running, blocking and
 // being woken.
 #include <deque>
+#include <functional>
 #include <libsched/des/member_call.hpp>
 #include <libsched/des/random.hpp>
 #include <libsched/des/timer.hpp>
@@ -17,7 +18,7 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <set>
+#include <queue>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -234,7 +235,7 @@ private:
                                   ? std::numeric_limits<sim_time>::max()
                                   : pg.soft + slack;
         pg.sleep_cpu = pg.t.cpu;
-        cpus_[static_cast<std::size_t>(pg.sleep_cpu)]->queue.insert({hard, pg.index});
+        cpus_[static_cast<std::size_t>(pg.sleep_cpu)]->queue.push({hard, pg.index});
         pg.sleep.start(hard);
     }
 
@@ -246,9 +247,9 @@ private:
 
     // The first sleep timer of the CPU's queue, if its soft expiry has passed.
     const std::pair<sim_time, std::uint64_t>* first_due(const cpu_timers& c) const {
-        if (c.queue.empty() || programs_[c.queue.begin()->second]->soft > sim_.now())
+        if (c.queue.empty() || programs_[c.queue.top().second]->soft > sim_.now())
             return nullptr;
-        return &*c.queue.begin();
+        return &c.queue.top();
     }
 
     // __hrtimer_run_queues(): in the order of their hard expiries the CPU's timers expire
@@ -262,7 +263,7 @@ private:
             const auto [hard, idx] = *first;
             if (hard > now && hard > core_.next_cpu_timer(cpu, now))
                 return;
-            c.queue.erase(c.queue.begin());
+            c.queue.pop();
             program& pg = *programs_[idx];
             pg.sleep.cancel();
             wake(pg);
@@ -540,12 +541,14 @@ private:
     using sleep_timer = des::timer<des::member_call<workload, &workload::on_sleep_expiry>>;
     using idle_exit_timer = des::timer<des::member_call<workload, &workload::on_idle_exit>>;
 
-    // A CPU's sleep timers, by hard expiry then program (the timerqueue of its
-    // CLOCK_MONOTONIC base), and the handling of an interrupt that found it idle.
+    // A CPU's sleep timers, earliest hard expiry (then program) first: the timerqueue of
+    // its CLOCK_MONOTONIC base, a binary heap (no allocation per sleep, unlike a tree
+    // node), and the handling of an interrupt that found it idle.
     struct cpu_timers {
         cpu_timers(des::simulator& sim, workload* w, std::uint64_t cpu)
             : idle_exit(sim, wakeup_order, {w, cpu}) {}
-        std::set<std::pair<sim_time, std::uint64_t>> queue;
+        using sleeper = std::pair<sim_time, std::uint64_t>; // hard expiry, program
+        std::priority_queue<sleeper, std::vector<sleeper>, std::greater<>> queue;
         idle_exit_timer idle_exit;
     };
 

@@ -5,6 +5,7 @@
 // most significant bits (within 0.4 % below its value, at most 128 distinct values per
 // power of two), for good. Count, sum, minimum and maximum stay exact either way.
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -52,7 +53,7 @@ public:
         } else if (folded_ && !other.folded_) {
             theirs = folded(theirs);
         }
-        counts_ = merged(counts_, theirs);
+        merge_into(counts_, theirs.data(), theirs.size());
         compact();
     }
 
@@ -133,33 +134,24 @@ public:
 private:
     static constexpr std::size_t pending_limit = 64;
 
-    static std::vector<value_count> run_lengths(const std::vector<duration>& sorted,
-                                                bool fold_them) {
-        std::vector<value_count> out;
-        for (const duration v0 : sorted) {
-            const duration v = fold_them ? fold(v0) : v0;
-            if (!out.empty() && out.back().value == v)
-                ++out.back().count;
-            else
-                out.push_back({v, 1});
+    // Merges n ascending distinct counts into the ascending distinct counts c, in place:
+    // from the back, then the slots freed by equal values closed up.
+    static void merge_into(std::vector<value_count>& c, const value_count* b, std::size_t n) {
+        std::size_t i = c.size(), j = n;
+        c.resize(c.size() + n);
+        std::size_t out = c.size();
+        while (j > 0) {
+            if (i > 0 && b[j - 1].value < c[i - 1].value) {
+                c[--out] = c[--i];
+            } else if (i > 0 && c[i - 1].value == b[j - 1].value) {
+                --out, --i, --j;
+                c[out] = {b[j].value, c[i].count + b[j].count};
+            } else {
+                c[--out] = b[--j];
+            }
         }
-        return out;
-    }
-
-    static std::vector<value_count> merged(const std::vector<value_count>& a,
-                                           const std::vector<value_count>& b) {
-        std::vector<value_count> out;
-        out.reserve(a.size() + b.size());
-        std::size_t i = 0, j = 0;
-        while (i < a.size() || j < b.size()) {
-            if (j == b.size() || (i < a.size() && a[i].value < b[j].value))
-                out.push_back(a[i++]);
-            else if (i == a.size() || b[j].value < a[i].value)
-                out.push_back(b[j++]);
-            else
-                out.push_back({a[i].value, a[i++].count + b[j++].count});
-        }
-        return out;
+        c.erase(c.begin() + static_cast<std::ptrdiff_t>(i),
+                c.begin() + static_cast<std::ptrdiff_t>(out));
     }
 
     // Pending values join the counts (folded if the counts are). Reading does this too, but
@@ -168,8 +160,19 @@ private:
         if (pending_.empty())
             return;
         std::sort(pending_.begin(), pending_.end());
-        counts_ = merged(counts_, run_lengths(pending_, folded_));
+        // At most pending_limit values are pending (add() compacts there): their run
+        // lengths fit on the stack.
+        std::array<value_count, pending_limit> runs;
+        std::size_t n = 0;
+        for (const duration v0 : pending_) {
+            const duration v = folded_ ? fold(v0) : v0;
+            if (n > 0 && runs[n - 1].value == v)
+                ++runs[n - 1].count;
+            else
+                runs[n++] = {v, 1};
+        }
         pending_.clear();
+        merge_into(counts_, runs.data(), n);
     }
 
     // Settles, and past max_distinct folds the counts.
