@@ -2,6 +2,7 @@
 // CPU time, weight-proportional shares, tick-quantised switch rates, counters, /proc and
 // getrusage readings, determinism.
 #include "model_helpers.hpp"
+#include "same_result.hpp"
 #include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
@@ -272,53 +273,10 @@ TEST_CASE("two nice-0 burners switch at the tick-quantised slice") {
     }
 }
 
-namespace {
-void check_same(const repetition_result& x, const repetition_result& y) {
-    REQUIRE(x.tasks.size() == y.tasks.size());
-    CHECK(x.events == y.events);
-    for (std::size_t i = 0; i < x.tasks.size(); ++i) {
-        const task_result& a = x.tasks[i];
-        const task_result& b = y.tasks[i];
-        INFO(a.name);
-        CHECK(a.name == b.name);
-        CHECK(a.entry == b.entry);
-        CHECK(a.pid == b.pid);
-        CHECK(a.cpu == b.cpu);
-        CHECK(a.nice == b.nice);
-        CHECK(a.nice_clamped == b.nice_clamped);
-        CHECK(a.sum_exec_runtime == b.sum_exec_runtime);
-        CHECK(a.window_runtime == b.window_runtime);
-        CHECK(a.share == b.share);
-        CHECK(a.stat_utime_start == b.stat_utime_start);
-        CHECK(a.stat_utime_end == b.stat_utime_end);
-        CHECK(a.stat_stime_start == b.stat_stime_start);
-        CHECK(a.stat_stime_end == b.stat_stime_end);
-        CHECK(a.ru_utime_us == b.ru_utime_us);
-        CHECK(a.ru_stime_us == b.ru_stime_us);
-        CHECK(a.utime_ticks == b.utime_ticks);
-        CHECK(a.stime_ticks == b.stime_ticks);
-        CHECK(a.nvcsw == b.nvcsw);
-        CHECK(a.nivcsw == b.nivcsw);
-        CHECK(a.window_nvcsw == b.window_nvcsw);
-        CHECK(a.window_nivcsw == b.window_nivcsw);
-        CHECK(a.wakeup_latency == b.wakeup_latency);
-        CHECK(a.started == b.started);
-        CHECK(a.exited == b.exited);
-    }
-    REQUIRE(x.cpus.size() == y.cpus.size());
-    for (std::size_t c = 0; c < x.cpus.size(); ++c) {
-        CHECK(x.cpus[c].busy == y.cpus[c].busy);
-        CHECK(x.cpus[c].window_busy == y.cpus[c].window_busy);
-        CHECK(x.cpus[c].irq == y.cpus[c].irq);
-        CHECK(x.cpus[c].nr_switches == y.cpus[c].nr_switches);
-    }
-}
-} // namespace
-
 TEST_CASE("the same scenario and seed give identical results") {
     for (const scenario& sc : mixed_scenarios()) {
         INFO(sc.machine.kernel.str() << " HZ " << sc.machine.hz);
-        check_same(run_one(sc), run_one(sc));
+        testing::check_same(run_one(sc), run_one(sc));
     }
 }
 
