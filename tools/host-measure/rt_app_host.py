@@ -61,6 +61,7 @@ LOG_COLUMNS = [
     "wu_lat",
 ]
 SAMPLE_S = 0.02  # how often the threads are read
+MANY = 100  # loops in the window for a per-loop CPU time (the edges matter less)
 DISTURBED = 0.05  # other work above this fraction of the workload's CPUs sets a repetition aside
 
 
@@ -195,6 +196,11 @@ def host_figures(
             "nivcsw_per_s": t["nivcsw"] / seconds,
             "loops": len(rows) if rows else None,
             "run_p50": nearest_rank([r["run"] * US for r in rows], 50),
+            # CPU time per loop: rt-app's run is calibrated work, not CPU time.
+            "cpu_per_loop": t["runtime"] / len(rows) if len(rows) >= MANY else None,
+            # schedstat's run_delay (every wait on the run queue, after a wakeup or a
+            # preemption) per blocking switch.
+            "wait_per_vcsw": t["run_delay"] / t["nvcsw"] if t["nvcsw"] else None,
         }
         if name not in head_waits:
             periods = [r["period"] * US for r in rows]
@@ -218,17 +224,25 @@ def model_figures(
     out = {}
     for s in doc["summary"]:
         name = s["entry"]
+        mine = [t for t in doc["repetitions"][0]["tasks"] if t["entry"] == name]
+        wakeups = sum(t["window_nvcsw"] for t in mine)  # blocking switches, as on the host
         fig: dict[str, Any] = {
             "share": s["share"],
             "nvcsw_per_s": s["nvcsw_per_s"],
             "nivcsw_per_s": s["nivcsw_per_s"],
             "loops": s["loops"],
             "run_p50": None,  # the model runs exactly the written work
+            "cpu_per_loop": sum(t["window_runtime"] for t in mine) / s["loops"]
+            if s["loops"] >= MANY
+            else None,
+            "wait_per_vcsw": sum(t["run_delay"]["sum"] for t in mine) / wakeups
+            if wakeups
+            else None,
         }
         if name not in head_waits:
             fig.update(loop_p50=s["loop_time"]["p50"], loop_p99=s["loop_time"]["p99"])
         if name in timer_tasks:
-            late = [t["lateness"] for t in doc["repetitions"][0]["tasks"] if t["entry"] == name]
+            late = [t["lateness"] for t in mine]
             count = sum(x["count"] for x in late)
             fig.update(
                 wakeups=count,
