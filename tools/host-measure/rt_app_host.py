@@ -158,7 +158,9 @@ def run_host(
             for name in names
         }
     # rt-app's log times are CLOCK_MONOTONIC microseconds; rel_st counts from its start.
-    first = next(rows[0] for rows in logs.values() if rows)
+    first = next((rows[0] for rows in logs.values() if rows), None)
+    if first is None:
+        raise RuntimeError(f"{path.name}: rt-app logged no loop (did its tasks wait for ever?)")
     zero_ns = (first["start"] - first["rel_st"]) * US
     start, stop = zero_ns + int(margin_s * NS), zero_ns + int((length_s - margin_s) * NS)
     t0, a, busy_a = next(x for x in samples if x[0] >= start)
