@@ -40,6 +40,7 @@ from typing import Any
 from measure_groups import USER_HZ, foreign_busy_check, proc_stat_busy
 
 import libsched
+from libsched import _core
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_FILES = [
@@ -179,6 +180,7 @@ def run_host(
     busy = sum(busy_b[c] - busy_a[c] for c in cpus) * NS // USER_HZ
     return {
         "window": [t0 - zero_ns, t1 - zero_ns],
+        "zero_ns": zero_ns,
         "tasks": tasks,
         "other_work": (busy - ours) / (window_ns * len(cpus)),
     }
@@ -219,10 +221,25 @@ def host_figures(
     return out
 
 
+def shifted(scenario: libsched.Scenario, window: list[int], shift: int) -> libsched.Scenario:
+    """The scenario with the window, and every task's start, `shift` ns later: the model's
+    ticks fall at multiples of the tick period from its time 0, and this puts the tasks'
+    timers at the phase they have on the host against its ticks."""
+    values: dict[str, Any] = {"window": [window[0] + shift, window[1] + shift]}
+    for i, task in enumerate(scenario.get("tasks")):
+        start = _core.system.parse_duration(str(task.get("start", "0ns"))) or 0
+        values[f"tasks[{i}].start"] = start + shift
+    return scenario.with_values(values)
+
+
 def model_figures(
-    scenario: libsched.Scenario, window: list[int], timer_tasks: set[str], head_waits: set[str]
+    scenario: libsched.Scenario,
+    window: list[int],
+    timer_tasks: set[str],
+    head_waits: set[str],
+    shift: int = 0,
 ) -> dict[str, dict[str, Any]]:
-    doc = libsched.run(scenario.with_values({"window": window}), repetitions=1)
+    doc = libsched.run(shifted(scenario, window, shift), repetitions=1)
     out = {}
     for s in doc["summary"]:
         name = s["entry"]
@@ -280,18 +297,22 @@ def show(value: Any, key: str) -> str:
 
 
 def report(result: dict[str, Any]) -> str:
-    runs, host, model = result["runs"], result["host"], result["model"]
+    runs, host, model, phased = (result[k] for k in ("runs", "host", "model", "model_phase"))
     other = ", ".join(f"{100 * r['other_work']:.1f} %" for r in runs)
+    phases = ", ".join(f"{p / US:,.0f} us" for p in result["tick_phases"])
     lines = [
         f"{result['file']}: host (median of {len(runs)} runs, {result['set_aside']} set aside)"
         " against the model",
         f"  other work on the workload's CPUs in each run: {other}",
-        f"  {'task':<10} {'figure':<14} {'host':>14} {'model':>14}",
+        f"  rt-app's start after a host tick in each run: {phases}",
+        f"  {'task':<10} {'figure':<14} {'host':>14} {'model':>14} {'at the phase':>14}",
     ]
     for name, fig in host.items():
         for key, value in fig.items():
-            theirs = show(model[name].get(key), key)
-            lines.append(f"  {name:<10} {key:<14} {show(value, key):>14} {theirs:>14}")
+            ours = [show(m[name].get(key), key) for m in (model, phased)]
+            lines.append(
+                f"  {name:<10} {key:<14} {show(value, key):>14} {ours[0]:>14} {ours[1]:>14}"
+            )
     return "\n".join(lines)
 
 
@@ -322,12 +343,21 @@ def compare(path: Path, repetitions: int, margin_s: float, quiet_wait_s: float) 
     kept = kept[:repetitions]
     hosts = [host_figures(r, timer_tasks, head_waits) for r in kept]
     models = [model_figures(scenario, r["window"], timer_tasks, head_waits) for r in kept]
+    # The host's ticks come at multiples of the tick period of CLOCK_MONOTONIC (the jiffies
+    # grid), rt-app's timers at multiples of their period from its start: their phase.
+    tick = NS // scenario.get("machine.hz")
+    phased = [
+        model_figures(scenario, r["window"], timer_tasks, head_waits, r["zero_ns"] % tick)
+        for r in kept
+    ]
     return {
         "file": path.name,
         "runs": kept,
         "set_aside": len(runs) - len(kept),
         "host": median_figures(hosts),
         "model": median_figures(models),
+        "model_phase": median_figures(phased),
+        "tick_phases": [r["zero_ns"] % tick for r in kept],
     }
 
 
