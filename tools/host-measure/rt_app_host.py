@@ -29,6 +29,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -373,6 +374,8 @@ def main() -> int:
     )
     parser.add_argument("--json", type=Path, help="write every figure and run here")
     args = parser.parse_args()
+    # A SIGTERM unwinds like Ctrl-C, so that rt-app is killed and its directory removed.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     reason = missing_prerequisite()
     if reason is not None:
         print(f"rt_app_host: skipped: {reason}")
