@@ -30,10 +30,11 @@ libsched_setup() {
         [python3]="Python, for the package and its tests"
         [python3-dev]="Python.h, for the extension module"
         [python3-venv]="virtual environments, where the Python packages go"
+        [rt-app]="rt-app, to run the rt-app example files on this host (test_rt_app_host.py, about 12 s)"
     )
     local apt_packages=(g++ libboost-dev libeigen3-dev catch2 libtomlplusplus-dev
                         nlohmann-json3-dev libcli11-dev libbenchmark-dev
-                        clang-14 libclang-rt-14-dev)
+                        clang-14 libclang-rt-14-dev rt-app)
     command -v cmake >/dev/null 2>&1 || apt_packages+=(cmake)
     command -v ninja >/dev/null 2>&1 || apt_packages+=(ninja-build)
     if ! command -v python3 >/dev/null 2>&1; then

@@ -21,6 +21,8 @@ TICK = 4 * MS  # HZ 250
 TICK_IRQ = 2 * US  # machine.tick_irq's default
 RESCHED = 1 * US  # machine.resched_latency's default
 IPI = 1 * US  # machine.ipi_latency's default
+TIMER_SLACK = 50 * US  # machine.timer_slack's default
+IDLE_EXIT = 1 * US  # machine.idle_exit_latency's default
 
 
 def is_sweep_file(path: Path) -> bool:
@@ -46,10 +48,10 @@ def test_every_latency_sweep_file_runs(path: Path) -> None:
         assert issubclass(w.category, libsched.ScenarioWarning), w.message
         assert "has no effect from 6.6 on" in str(w.message)
     assert not result.failures
-    points = 1
+    rows = options.get("repetitions", 1)  # one row per point and repetition
     for values in options["axes"].values():
-        points *= len(values)
-    assert len(result) == points
+        rows *= len(values)
+    assert len(result) == rows
     # The first entry is the latency-sensitive task: it woke in every run.
     first = scenario.get("tasks[0].name")
     for row in result.rows:
@@ -223,3 +225,42 @@ def test_eevdf_commit_thread_waits_its_run_times_the_threads_of_its_core(base_sl
     commit = task(doc, "commit")
     per_wakeup = commit["run_delay"]["sum"] / commit["wakeup_latency"]["count"]
     assert per_wakeup == pytest.approx(100 * US * 100, rel=0.1)
+
+
+def schbench(kernel: str, mean: str) -> libsched.Scenario:
+    """examples/latency/cfs-vs-eevdf/schbench.toml at one point of its grid."""
+    scenario, _ = libsched.load_sweep(EXAMPLES / "latency" / "cfs-vs-eevdf" / "schbench.toml")
+    return scenario.with_values(
+        {"machine.kernel": kernel, "tasks.worker.behaviour.steps[1].run.mean": mean}
+    )
+
+
+@pytest.mark.parametrize("kernel", ["5.15", "6.6", "6.18"])
+@pytest.mark.parametrize("mean", ["0.5ms", "3ms"])
+def test_schbench_every_round_is_six_requests_and_the_timer_fires_once_a_period(
+    kernel: str, mean: str
+) -> None:
+    # The message posts six requests a round and waits for the six answers, so the workers
+    # finish six requests for each round, whatever the scheduler (within one round's
+    # worth at the window's edges). At 0.5 ms a round's 3 ms of work on two CPUs fits in
+    # its 10 ms period: one round a period, 100 a second. At 3 ms (90 % of the CPUs) rounds
+    # overrun: an expiry already passed means no sleep (rt-app's absolute timer) and fewer
+    # rounds.
+    doc = run(schbench(kernel, mean))
+    message, worker = summary(doc, "message"), summary(doc, "worker")
+    assert abs(worker["loops"] - 6 * message["loops"]) <= 6
+    if mean == "0.5ms":
+        assert message["loops_per_s"] == pytest.approx(100, abs=1 / 9)
+    else:
+        assert message["loops_per_s"] < 99
+
+
+@pytest.mark.parametrize("kernel", ["5.15", "6.6", "6.18"])
+def test_schbench_the_message_timer_wakes_it_on_an_idle_cpu_after_the_slack(kernel: str) -> None:
+    # At 0.5 ms a round's answers are all in long before the next expiry, so the message's
+    # timer always fires with both CPUs idle: each wakeup is late by the timer slack (the
+    # range hrtimer expires at its soft end plus the slack), the idle state's exit and the
+    # reschedule, on every release: CFS and EEVDF only differ when something is running.
+    message = task(run(schbench(kernel, "0.5ms")), "message")["lateness"]
+    assert message["count"] >= 890
+    assert message["p50"] == message["max"] == TIMER_SLACK + IDLE_EXIT + RESCHED
