@@ -395,9 +395,13 @@ inline bool resume_target(const scenario& sc, const std::string& name) {
             return true;
         if (t.count < 2 || name.size() <= t.name.size() + 1 || name.rfind(t.name + ".", 0) != 0)
             continue;
-        for (int i = 0; i < t.count; ++i)
-            if (name == instance_name(t, i))
-                return true;
+        // K as instance_name() writes it: decimal, no leading zero, below count.
+        const std::string k = name.substr(t.name.size() + 1);
+        if (k.size() > 9 || (k.size() > 1 && k[0] == '0') ||
+            k.find_first_not_of("0123456789") != std::string::npos)
+            continue;
+        if (std::stoi(k) < t.count)
+            return true;
     }
     return false;
 }
