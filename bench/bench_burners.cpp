@@ -20,9 +20,10 @@
 //   libsched_bench --scaling the multi-CPU run over 8 to 1024 CPUs and 250 to 4000 tasks
 //   libsched_bench --multi PACKAGES CORES THREADS TASKS SECONDS [--no-nohz]
 //                            one multi-CPU configuration (for profiling)
-//   libsched_bench --profile LABEL
+//   libsched_bench --profile LABEL [--seconds S]
 //                            only the timed runs of one configuration of the floor table
-//                            (no counting run, no floor: for perf record)
+//                            (no counting run, no floor: for perf record); --seconds: one
+//                            run of S simulated seconds (for valgrind)
 #include <algorithm>
 #include <boost/intrusive/set.hpp>
 #include <chrono>
@@ -443,12 +444,13 @@ void run_multi(const multi_config& c) {
 }
 
 int usage(std::FILE* out, int status) {
-    std::fputs("usage: libsched_bench [--quick | --scaling | --profile LABEL |\n"
+    std::fputs("usage: libsched_bench [--quick | --scaling | --profile LABEL [--seconds S] |\n"
                "                       --multi PACKAGES CORES THREADS TASKS SECONDS [--no-nohz]]\n"
                "  --quick    short smoke run (for CI); the default is the full measurement\n"
                "  --scaling  the multi-CPU run over 8 to 1024 CPUs and 250 to 4000 tasks\n"
                "  --profile  only the timed runs of one configuration of the floor table,\n"
-               "             by its label (\"6.6 burners 2\"): for perf record\n"
+               "             by its label (\"6.6 burners 2\"): for perf record; --seconds S:\n"
+               "             one run of S simulated seconds (for valgrind)\n"
                "  --multi    one multi-CPU configuration (--no-nohz: keep idle ticks)\n",
                out);
     return status;
@@ -471,9 +473,15 @@ std::vector<bench_case> floor_cases(bool quick) {
     return cases;
 }
 
-int profile_one(const std::string& label) {
-    for (const bench_case& b : floor_cases(false))
+// seconds > 0: one run of that simulated length instead of the three full-length ones (for
+// instruction counts under valgrind, which runs 50 times slower).
+int profile_one(const std::string& label, int seconds) {
+    for (bench_case& b : floor_cases(false))
         if (b.label == label) {
+            if (seconds > 0) {
+                b.sc.length = seconds * nsec_per_sec;
+                b.runs = 1;
+            }
             const measurement m = measure(b.sc, b.runs);
             std::printf("%s: %llu events, %.1f ns/event\n", label.c_str(),
                         static_cast<unsigned long long>(m.events), m.ns_per_event());
@@ -490,6 +498,7 @@ int main(int argc, char** argv) {
     bool scaling = false;
     bool one = false;
     std::string profile;
+    int profile_seconds = 0;
     multi_config single{2, 16, 2, 1000, 60};
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--quick") == 0)
@@ -498,6 +507,8 @@ int main(int argc, char** argv) {
             scaling = true;
         else if (std::strcmp(argv[i], "--profile") == 0 && i + 1 < argc)
             profile = argv[++i];
+        else if (std::strcmp(argv[i], "--seconds") == 0 && i + 1 < argc)
+            profile_seconds = std::atoi(argv[++i]);
         else if (std::strcmp(argv[i], "--multi") == 0 && i + 5 < argc) {
             one = true;
             single.packages = std::atoi(argv[++i]);
@@ -517,7 +528,7 @@ int main(int argc, char** argv) {
 
     if (!profile.empty()) {
         try {
-            return profile_one(profile);
+            return profile_one(profile, profile_seconds);
         } catch (const std::exception& e) {
             std::fprintf(stderr, "libsched_bench: %s\n", e.what());
             return 1;
