@@ -17,7 +17,8 @@
 //
 //   libsched_bench           full run (about a minute)
 //   libsched_bench --quick   smoke run for CI (a few seconds in all)
-//   libsched_bench --scaling the multi-CPU run over 8 to 1024 CPUs and 250 to 4000 tasks
+//   libsched_bench --scaling cost per event and memory per task over 1 to 1024 CPUs and 2
+//                            to 102,400 tasks (with --quick: short runs, a smoke test)
 //   libsched_bench --multi PACKAGES CORES THREADS TASKS SECONDS [--no-nohz]
 //                            one multi-CPU configuration (for profiling)
 //   libsched_bench --profile LABEL [--seconds S]
@@ -37,6 +38,7 @@
 #include <libsched/model/system.hpp>
 #include <libsched/sched/detail/timeline.hpp>
 #include <libsched/sched/topology.hpp>
+#include <malloc.h>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -408,28 +410,14 @@ void print_multi_header() {
                 "sim s", "nohz", "events", "wall s", "cpu s", "M events/s", "ns/event", "peak MiB");
 }
 
-// One configuration in a child process, so that each peak RSS is that configuration's own.
-void run_multi(const multi_config& c) {
+// Runs fn() in a child process, so that each peak RSS is that configuration's own.
+template <class Fn> void in_child(Fn&& fn) {
     std::fflush(stdout);
     const pid_t pid = fork();
     if (pid == 0) {
         int status = 0;
         try {
-            const scenario sc = mixed_on_many_cpus(c);
-            const double cpu_start = cpu_seconds();
-            const auto start = std::chrono::steady_clock::now();
-            const run_result r = simulate(sc);
-            const double cpu = cpu_seconds() - cpu_start;
-            const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - start;
-            const std::uint64_t events = r.repetitions.front().events;
-            const std::string shape = std::to_string(c.packages) + "x" + std::to_string(c.cores) +
-                                      "x" + std::to_string(c.threads);
-            std::printf("%-9s %5d %6d %5d %5s %12llu %8.2f %8.2f %10.2f %9.1f %9.1f\n",
-                        shape.c_str(), c.cpus(), c.tasks, c.seconds, c.nohz_idle ? "on" : "off",
-                        static_cast<unsigned long long>(events), wall.count(), cpu,
-                        static_cast<double>(events) / wall.count() / 1e6,
-                        wall.count() * 1e9 / static_cast<double>(events),
-                        static_cast<double>(peak_rss_kib()) / 1024.0);
+            fn();
         } catch (const std::exception& e) {
             std::fprintf(stderr, "libsched_bench: %s\n", e.what());
             status = 1;
@@ -440,14 +428,161 @@ void run_multi(const multi_config& c) {
     int status = 0;
     if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
         WEXITSTATUS(status) != 0)
-        throw std::runtime_error("a multi-CPU run failed");
+        throw std::runtime_error("a benchmark child process failed");
+}
+
+void run_multi(const multi_config& c) {
+    in_child([&] {
+        const scenario sc = mixed_on_many_cpus(c);
+        const double cpu_start = cpu_seconds();
+        const auto start = std::chrono::steady_clock::now();
+        const run_result r = simulate(sc);
+        const double cpu = cpu_seconds() - cpu_start;
+        const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - start;
+        const std::uint64_t events = r.repetitions.front().events;
+        const std::string shape = std::to_string(c.packages) + "x" + std::to_string(c.cores) + "x" +
+                                  std::to_string(c.threads);
+        std::printf("%-9s %5d %6d %5d %5s %12llu %8.2f %8.2f %10.2f %9.1f %9.1f\n", shape.c_str(),
+                    c.cpus(), c.tasks, c.seconds, c.nohz_idle ? "on" : "off",
+                    static_cast<unsigned long long>(events), wall.count(), cpu,
+                    static_cast<double>(events) / wall.count() / 1e6,
+                    wall.count() * 1e9 / static_cast<double>(events),
+                    static_cast<double>(peak_rss_kib()) / 1024.0);
+    });
+}
+
+// ---- Scale: cost per event and memory per task, 1 to 1024 CPUs, 2 to 102,400 tasks -------
+
+// The resident set now, in bytes (/proc/self/statm's second field, in pages).
+double rss_bytes() {
+    std::FILE* f = std::fopen("/proc/self/statm", "r");
+    unsigned long long size = 0, resident = 0;
+    const bool ok = f != nullptr && std::fscanf(f, "%llu %llu", &size, &resident) == 2;
+    if (f != nullptr)
+        std::fclose(f);
+    if (!ok)
+        throw std::runtime_error("cannot read /proc/self/statm");
+    return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE));
+}
+
+// Bytes the allocator hands out now (live heap, without what it keeps free).
+double heap_in_use_bytes() {
+    const struct mallinfo2 m = mallinfo2();
+    return static_cast<double>(m.uordblks + m.hblkhd);
+}
+
+struct scale_case {
+    std::string workload;
+    scenario sc;
+    int tasks;
+};
+
+void print_scale_header() {
+    std::printf("%-9s %5s %7s %6s %11s %8s %8s %9s %8s %9s %9s %9s\n", "workload", "cpus", "tasks",
+                "sim s", "events", "setup s", "run s", "ns/event", "peak MiB", "setup B/t",
+                "heap B/t", "peak B/t");
+}
+
+// One configuration in a child: the system is built (its tasks forked into the model), run
+// to the end and its results collected. CPU time (user + system) of the set-up and of the
+// run with the results; ns/event from the latter. Per task: the resident set the built
+// system added (setup), the live heap at the end of the run, and the peak resident set of
+// the whole run (results included) less the process's before it started.
+void run_scale(const scale_case& c) {
+    in_child([&] {
+        const double rss0 = rss_bytes();
+        const double heap0 = heap_in_use_bytes();
+        const double cpu_start = cpu_seconds();
+        libsched::system sys(c.sc, c.sc.seed);
+        const double setup = rss_bytes() - rss0;
+        const double cpu_run = cpu_seconds();
+        sys.run(c.sc.length);
+        const double heap = heap_in_use_bytes() - heap0;
+        const repetition_result r = sys.result();
+        const double cpu = cpu_seconds() - cpu_run;
+        const double peak = static_cast<double>(peak_rss_kib()) * 1024.0 - rss0;
+        const double n = c.tasks;
+        std::printf("%-9s %5d %7d %6lld %11llu %8.2f %8.2f %9.1f %8.1f %9.0f %9.0f %9.0f\n",
+                    c.workload.c_str(), c.sc.machine.cpus, c.tasks,
+                    static_cast<long long>(c.sc.length / nsec_per_sec),
+                    static_cast<unsigned long long>(r.events), cpu_run - cpu_start, cpu,
+                    cpu * 1e9 / static_cast<double>(r.events), peak / (1024.0 * 1024.0), setup / n,
+                    heap / n, peak / n);
+    });
+}
+
+// The simulated length that gives about `events` events at `per_second` events per
+// simulated second, at least one second.
+duration length_for(double events, double per_second) {
+    return std::max<duration>(1, std::llround(events / per_second)) * nsec_per_sec;
+}
+
+// Periodic tasks on one CPU that keep it 80 % busy at any count: 0.5 ms of CPU every
+// n x 0.625 ms.
+scenario periodic_load(int n, duration length) {
+    scenario sc = periodic_on_one_cpu({6, 6}, n, length);
+    sc.tasks.front().behaviour.period = n * 625 * nsec_per_usec;
+    return sc;
+}
+
+// The machine of `cpus` CPUs for the scale table: 1 and 2 CPUs are one package of cores
+// without SMT, then 2 packages of SMT pairs, 1024 as 8 packages of 64 cores.
+multi_config scale_shape(int cpus, int tasks, int seconds) {
+    if (cpus <= 2)
+        return {1, cpus, 1, tasks, seconds};
+    if (cpus == 1024)
+        return {8, 64, 2, tasks, seconds};
+    return {2, cpus / 4, 2, tasks, seconds};
+}
+
+void run_scale_tables(bool quick) {
+    // Events per run: ~2 M (quick: 20 k, and at most 8192 tasks and 64 CPUs); the
+    // per-simulated-second rates are rough figures from earlier runs, only to size the runs.
+    const double events = quick ? 2e4 : 2e6;
+    const int max_tasks = quick ? 8192 : 102400;
+    const int max_cpus = quick ? 64 : 1024;
+    const std::vector<int> task_counts = {2, 16, 128, 1024, 8192, 102400};
+    print_scale_header();
+    // Tasks per CPU on one CPU: burners (a switch every slice) and periodic tasks.
+    for (const int n : task_counts) {
+        if (n > max_tasks)
+            continue;
+        scenario b = burners_on_one_cpu({6, 6}, n, length_for(events, 2000));
+        run_scale({"burners", b, n});
+    }
+    for (const int n : task_counts) {
+        if (n > max_tasks)
+            continue;
+        // per simulated second: 2 events per burst (wakeup, burst end) and 800 busy ticks
+        const double per_s = 2.0 * n / (n * 625e-6) + 800;
+        run_scale({"periodic", periodic_load(n, length_for(events, per_s)), n});
+    }
+    // CPUs, at 4 mixed tasks per CPU (about 0.9 CPU asked per CPU) and at 100 (overloaded).
+    for (const int per_cpu : {4, 100})
+        for (const int cpus : {1, 2, 8, 64, 256, 1024}) {
+            const int tasks = per_cpu * cpus;
+            if (cpus > max_cpus || tasks > max_tasks)
+                continue;
+            const double per_s = 1700.0 * cpus;
+            const multi_config c = scale_shape(
+                cpus, tasks, static_cast<int>(length_for(events, per_s) / nsec_per_sec));
+            run_scale({"mixed", mixed_on_many_cpus(c), tasks});
+        }
+    // Flat in the run length: the same configurations run 6x longer.
+    if (!quick) {
+        run_scale({"mixed", mixed_on_many_cpus({2, 16, 2, 1000, 10}), 1000});
+        run_scale({"mixed", mixed_on_many_cpus({2, 16, 2, 1000, 60}), 1000});
+        run_scale({"burners", burners_on_one_cpu({6, 6}, 8192, 200 * nsec_per_sec), 8192});
+        run_scale({"burners", burners_on_one_cpu({6, 6}, 8192, 1200 * nsec_per_sec), 8192});
+    }
 }
 
 int usage(std::FILE* out, int status) {
     std::fputs("usage: libsched_bench [--quick | --scaling | --profile LABEL [--seconds S] |\n"
                "                       --multi PACKAGES CORES THREADS TASKS SECONDS [--no-nohz]]\n"
                "  --quick    short smoke run (for CI); the default is the full measurement\n"
-               "  --scaling  the multi-CPU run over 8 to 1024 CPUs and 250 to 4000 tasks\n"
+               "  --scaling  cost per event and memory per task, 1 to 1024 CPUs and 2 to\n"
+               "             102,400 tasks (with --quick: short runs)\n"
                "  --profile  only the timed runs of one configuration of the floor table,\n"
                "             by its label (\"6.6 burners 2\"): for perf record; --seconds S:\n"
                "             one run of S simulated seconds (for valgrind)\n"
@@ -535,33 +670,19 @@ int main(int argc, char** argv) {
         }
     }
 
-    if (one || scaling) {
-        try {
-            print_multi_header();
-            if (one)
-                run_multi(single);
-            else {
-                // 2 packages x 2 threads, but 1024 CPUs as 8 packages of 64 cores.
-                const multi_config shapes[] = {
-                    {2, 2, 2, 0, 0}, {2, 16, 2, 0, 0}, {2, 64, 2, 0, 0}, {8, 64, 2, 0, 0}};
-                for (const multi_config& shape : shapes)
-                    for (const int n : {250, 1000, 4000}) {
-                        multi_config c = shape;
-                        c.tasks = n;
-                        // the big ones are run shorter: the cost per simulated second is
-                        // steady after the first second
-                        c.seconds = shape.cpus() * n >= 256 * 4000 ? 10 : 60;
-                        run_multi(c);
-                    }
-                run_multi({2, 16, 2, 1000, 10});
-                run_multi({2, 16, 2, 1000, 60, false});
-                run_multi({8, 64, 2, 250, 10, false});
-            }
-        } catch (const std::exception& e) {
-            std::fprintf(stderr, "libsched_bench: %s\n", e.what());
-            return 1;
+    try {
+        if (scaling) {
+            run_scale_tables(quick);
+            return 0;
         }
-        return 0;
+        if (one) {
+            print_multi_header();
+            run_multi(single);
+            return 0;
+        }
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "libsched_bench: %s\n", e.what());
+        return 1;
     }
 
     try {
