@@ -295,6 +295,48 @@ behaviour = { type = "steps", steps = [{ sem_wait = "s" }, { run = "1ms" }] }
     CHECK(b.loop_time.max() <= 13 * ms + 4 * 2 * us);
 }
 
+TEST_CASE("each name is its own: semaphores, a task's unique timers, a later entry resumed") {
+    // a posts x three times and y once, then exits: b takes the x posts, c the y one.
+    const repetition_result sems = run_one(parse(R"(
+[[tasks]]
+name = "a"
+behaviour = { type = "steps", loop = 1, steps = [{ sem_post = "x" }, { sem_post = "x" }, { sem_post = "x" }, { sem_post = "y" }] }
+[[tasks]]
+name = "b"
+behaviour = { type = "steps", steps = [{ sem_wait = "x" }, { run = "1ms" }] }
+[[tasks]]
+name = "c"
+behaviour = { type = "steps", steps = [{ sem_wait = "y" }, { run = "1ms" }] }
+)",
+                                                 "100ms"));
+    CHECK(*find(sems, "b").loops == 3);
+    CHECK(*find(sems, "c").loops == 1);
+
+    // Two absolute timers of one task, 10 ms and 30 ms: pass k waits for 10k ms (passed
+    // from the second pass on) and then 30k ms, so a pass ends every 30 ms, 33 in 1 s
+    // (one shared timer would move 40 ms a pass).
+    const repetition_result timers = run_one(parse(R"(
+[[tasks]]
+name = "t"
+behaviour = { type = "steps", steps = [{ timer = "10ms", ref = "unique_a", mode = "absolute" }, { timer = "30ms", ref = "unique_b", mode = "absolute" }] }
+)"));
+    CHECK(*find(timers, "t").loops == 33);
+
+    // m, listed before w, resumes every instance of w once w has suspended.
+    const repetition_result resumed = run_one(parse(R"(
+[[tasks]]
+name = "m"
+behaviour = { type = "steps", loop = 1, steps = [{ run = "20ms" }, { resume = "w" }] }
+[[tasks]]
+name = "w"
+count = 2
+behaviour = { type = "steps", steps = [{ suspend = true }] }
+)",
+                                                    "100ms"));
+    CHECK(*find(resumed, "w.0").loops == 1);
+    CHECK(*find(resumed, "w.1").loops == 1);
+}
+
 TEST_CASE("runtime lasts wall time, run CPU time, beside an equal burner") {
     // One CPU shared with a burner of the same weight: a run of X takes about 2X of wall
     // time, a runtime of X about X, during which the task gets about X / 2 of CPU. The

@@ -130,9 +130,11 @@ public:
         pg->timer_slack = spec.timer_slack.value_or(timer_slack_);
         pg->nice_clamped = clamp_nice(spec.nice).clamped;
         // The names a resume may give: the instance's, and its entry's for every instance.
-        by_name_[t.comm].push_back(idx);
+        resume_targets_[intern(target_index_, t.comm, resume_targets_)].push_back(idx);
         if (spec.count > 1)
-            by_name_[spec.name].push_back(idx);
+            resume_targets_[intern(target_index_, spec.name, resume_targets_)].push_back(idx);
+        if (pg->what.steps())
+            resolve_names(*pg);
         programs_.push_back(std::move(pg));
         sim_.schedule_at(start, fork_order, fork_h_, idx);
     }
@@ -333,6 +335,45 @@ private:
     };
     enum class step_outcome { done, waits };
 
+    // A step's name resolved to an index when its program is added: a resume's entry of
+    // resume_targets_, a semaphore's of semaphores_, a timer's of timers_ or, for a unique
+    // timer (own), of its program's steps_state::timers. Unused by the other steps.
+    struct name_slot {
+        std::size_t index = 0;
+        bool own = false;
+    };
+
+    // The index of `name` in `index`, a new default item of `items` for a new name.
+    template <class T>
+    static std::size_t intern(std::map<std::string, std::size_t>& index, const std::string& name,
+                              std::vector<T>& items) {
+        const auto [it, fresh] = index.try_emplace(name, items.size());
+        if (fresh)
+            items.emplace_back();
+        return it->second;
+    }
+
+    // Every step's name of the program as an index, so that running a step looks nothing
+    // up by name. Resume names may be of programs added later: their lists fill as they come.
+    void resolve_names(program& pg) {
+        using kind = step_spec::kind;
+        std::map<std::string, std::size_t> own_timers;
+        for (const phase_spec& ph : pg.what.phases()) {
+            std::vector<name_slot>& slots = pg.slots.emplace_back();
+            for (const step_spec& st : ph.steps) {
+                name_slot& n = slots.emplace_back();
+                if (st.type == kind::resume)
+                    n.index = intern(target_index_, st.name, resume_targets_);
+                else if (st.type == kind::sem_post || st.type == kind::sem_wait)
+                    n.index = intern(semaphore_index_, st.name, semaphores_);
+                else if (st.type == kind::timer && unique_timer(st.name))
+                    n = {intern(own_timers, st.name, pg.st.timers), true};
+                else if (st.type == kind::timer)
+                    n.index = intern(timer_index_, st.name, timers_);
+            }
+        }
+    }
+
     // Passes ending at one instant, in a row, after which a program is taken to spin
     // without ever taking time (no run, no sleep, no wait that blocks).
     static constexpr int max_passes_per_instant = 1'000'000;
@@ -402,6 +443,7 @@ private:
         using kind = step_spec::kind;
         steps_state& s = pg.st;
         const step_spec& st = pg.what.phases()[s.phase].steps[s.step];
+        const name_slot& n = pg.slots[s.phase][s.step];
         switch (st.type) {
         case kind::run:
             pg.budget = std::max<duration>(draw(st.time, sim_.rng()), 1);
@@ -420,14 +462,14 @@ private:
             return step_outcome::waits;
         }
         case kind::timer:
-            return timer_step(pg, st);
+            return timer_step(pg, st, n);
         case kind::suspend:
             s.suspended = true;
             s.head_wait = s.at_head();
             block(pg);
             return step_outcome::waits;
         case kind::resume:
-            for (const std::uint64_t i : by_name_.at(st.name)) {
+            for (const std::uint64_t i : resume_targets_[n.index]) {
                 program& target = *programs_[i];
                 if (target.st.suspended) { // else the resume is lost: no memory
                     target.st.suspended = false;
@@ -436,7 +478,7 @@ private:
             }
             return step_outcome::done;
         case kind::sem_post: {
-            semaphore& sem = semaphores_[st.name];
+            semaphore& sem = semaphores_[n.index];
             if (sem.waiters.empty()) {
                 sem.posts.push_back(sim_.now());
             } else {
@@ -447,7 +489,7 @@ private:
             return step_outcome::done;
         }
         case kind::sem_wait: {
-            semaphore& sem = semaphores_[st.name];
+            semaphore& sem = semaphores_[n.index];
             if (!sem.posts.empty()) {
                 if (s.at_head()) // released by that post, before the pass began
                     s.pass_start = sem.posts.front();
@@ -468,8 +510,8 @@ private:
     // rt-app's timer event: the expiry moves on by the period at each use; the task sleeps
     // until it on an absolute timer (clock_nanosleep(TIMER_ABSTIME)) unless it has passed,
     // in which case it goes on at once and, in relative mode, the expiry restarts from now.
-    step_outcome timer_step(program& pg, const step_spec& st) {
-        rt_timer& tm = unique_timer(st.name) ? pg.st.timers[st.name] : timers_[st.name];
+    step_outcome timer_step(program& pg, const step_spec& st, const name_slot& n) {
+        rt_timer& tm = n.own ? pg.st.timers[n.index] : timers_[n.index];
         if (!tm.init) {
             tm.init = true;
             tm.next = pg.start;
@@ -563,8 +605,8 @@ private:
         sim_time released_at = 0; // when a resume or sem_post last woke it
         bool suspended = false;   // waiting in a suspend step
         bool on_timer = false;    // sleeping on a timer step
-        std::optional<sim_time> runtime_end;    // in a runtime step: its wall-clock end
-        std::map<std::string, rt_timer> timers; // the "unique" timers
+        std::optional<sim_time> runtime_end; // in a runtime step: its wall-clock end
+        std::vector<rt_timer> timers;        // the "unique" timers
         sim_time last_pass_end = -1;
         int passes_at_instant = 0;
 
@@ -595,6 +637,7 @@ private:
         burst_timer burst;
         sleep_timer sleep;
         steps_state st;
+        std::vector<std::vector<name_slot>> slots; // [phase][step]: resolve_names()
     };
 
     program& of(const task& t) const { return *programs_[task_index(t)]; }
@@ -605,9 +648,11 @@ private:
     duration timer_slack_;
     std::vector<std::unique_ptr<program>> programs_;
     std::vector<std::unique_ptr<cpu_timers>> cpus_;
-    std::map<std::string, std::vector<std::uint64_t>> by_name_; // resume targets
-    std::map<std::string, semaphore> semaphores_;
-    std::map<std::string, rt_timer> timers_; // the shared ones
+    // Names to indices, looked up only while programs are added.
+    std::map<std::string, std::size_t> target_index_, semaphore_index_, timer_index_;
+    std::vector<std::vector<std::uint64_t>> resume_targets_; // the programs each resume wakes
+    std::vector<semaphore> semaphores_;
+    std::vector<rt_timer> timers_; // the shared ones
     des::member_handler<workload, &workload::on_fork> fork_h_;
     des::member_handler<workload, &workload::on_exit> exit_h_;
     des::member_handler<workload, &workload::on_renice> renice_h_;

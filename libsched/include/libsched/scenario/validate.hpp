@@ -406,18 +406,20 @@ inline bool resume_target(const scenario& sc, const std::string& name) {
     return false;
 }
 
-// Whether some step posts the semaphore.
-inline bool posted(const scenario& sc, const std::string& semaphore) {
+// The semaphores some step posts, collected once for every sem_wait to look up.
+inline std::set<std::string> posted_semaphores(const scenario& sc) {
+    std::set<std::string> posted;
     for (const task_spec& t : sc.tasks)
         for (const phase_spec& ph : t.behaviour.steps.phases)
             for (const step_spec& st : ph.steps)
-                if (st.type == step_spec::kind::sem_post && st.name == semaphore)
-                    return true;
-    return false;
+                if (st.type == step_spec::kind::sem_post)
+                    posted.insert(st.name);
+    return posted;
 }
 
+// posted: posted_semaphores(sc).
 inline void check_step(const std::string& at, const step_spec& st, const scenario& sc,
-                       validation& v) {
+                       const std::set<std::string>& posted, validation& v) {
     using kind = step_spec::kind;
     const auto named = [&](const char* key) {
         if (st.name.empty())
@@ -459,7 +461,7 @@ inline void check_step(const std::string& at, const step_spec& st, const scenari
         named("sem_post");
         break;
     case kind::sem_wait:
-        if (named("sem_wait") && !posted(sc, st.name))
+        if (named("sem_wait") && posted.count(st.name) == 0)
             warn(v, at + ".sem_wait",
                  "no step posts semaphore \"" + st.name + "\": the task waits for ever");
         break;
@@ -472,7 +474,7 @@ inline void check_step(const std::string& at, const step_spec& st, const scenari
 }
 
 inline void check_steps(const std::string& field, const behaviour_spec& b, const scenario& sc,
-                        validation& v) {
+                        const std::set<std::string>& posted, validation& v) {
     check_loop(field + ".loop", b.steps.loop, v);
     if (b.steps.phases.empty())
         reject(v, field + ".phases", "no phases: a steps behaviour needs at least one");
@@ -485,12 +487,12 @@ inline void check_steps(const std::string& field, const behaviour_spec& b, const
         if (ph.steps.empty())
             reject(v, at + ".steps", "no steps: a phase needs at least one");
         for (std::size_t i = 0; i < ph.steps.size(); ++i)
-            check_step(at + ".steps[" + std::to_string(i) + "]", ph.steps[i], sc, v);
+            check_step(at + ".steps[" + std::to_string(i) + "]", ph.steps[i], sc, posted, v);
     }
 }
 
 inline void check_behaviour(const std::string& field, const behaviour_spec& b, const scenario& sc,
-                            validation& v) {
+                            const std::set<std::string>& posted, validation& v) {
     using kind = behaviour_spec::kind;
     switch (b.type) {
     case kind::burner:
@@ -512,7 +514,7 @@ inline void check_behaviour(const std::string& field, const behaviour_spec& b, c
         check_distribution(field + ".sleep", b.sleep_dist, false, v);
         break;
     case kind::steps:
-        check_steps(field, b, sc, v);
+        check_steps(field, b, sc, posted, v);
         break;
     }
 }
@@ -797,7 +799,8 @@ inline void check_rt_task(const scenario& sc, const task_spec& t, const std::str
     }
 }
 
-inline void check_task(const scenario& sc, std::size_t i, const valid_bases& b, validation& v) {
+inline void check_task(const scenario& sc, std::size_t i, const valid_bases& b,
+                       const std::set<std::string>& posted, validation& v) {
     const task_spec& t = sc.tasks[i];
     const std::string at = "tasks[" + std::to_string(i) + "]";
     if (t.count < 1 || t.count > max_task_count)
@@ -844,7 +847,7 @@ inline void check_task(const scenario& sc, std::size_t i, const valid_bases& b, 
                    "no CPU of it is in cpuset \"" + t.cpuset +
                        "\"; sched_setaffinity() refuses an empty intersection");
     }
-    check_behaviour(at + ".behaviour", t.behaviour, sc, v);
+    check_behaviour(at + ".behaviour", t.behaviour, sc, posted, v);
 
     const bool start_ok = within_run(t.start, sc, b);
     if (!start_ok)
@@ -919,6 +922,7 @@ inline void check_tasks(const scenario& sc, const valid_bases& b, validation& v)
     if (sc.tasks.empty())
         reject(v, "tasks", "no tasks; a scenario needs at least one [[tasks]] table");
     std::map<std::string, std::size_t> names;
+    const std::set<std::string> posted = posted_semaphores(sc);
     for (std::size_t i = 0; i < sc.tasks.size(); ++i) {
         const std::string& name = sc.tasks[i].name;
         const std::string field = "tasks[" + std::to_string(i) + "].name";
@@ -936,7 +940,7 @@ inline void check_tasks(const scenario& sc, const valid_bases& b, validation& v)
             reject(v, field,
                    "\"" + name + "\" is already the name of tasks[" + std::to_string(it->second) +
                        "]");
-        check_task(sc, i, b, v);
+        check_task(sc, i, b, posted, v);
     }
 }
 
