@@ -197,10 +197,12 @@ private:
         return f;
     }
 
+    // The 16-byte sum first: no padding before it (96 bytes in all, not 112; a task has
+    // up to four of these).
+    s128 sum_ = 0;
     mutable std::vector<value_count> counts_; // ascending, distinct
     mutable std::vector<duration> pending_;   // added since the last settle(), unsorted
     std::uint64_t count_ = 0;
-    s128 sum_ = 0;
     duration min_ = 0, max_ = 0;
     bool folded_ = false;
 };
