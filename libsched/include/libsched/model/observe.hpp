@@ -35,6 +35,13 @@ public:
     observer(const observer&) = delete;
     observer& operator=(const observer&) = delete;
 
+    // Room for n tasks, so that the records are not moved (or held twice) as tasks come.
+    void reserve(std::size_t n) {
+        tasks_.reserve(n);
+        records_.reserve(n);
+        waits_.reserve(n);
+    }
+
     // steps: the task runs a program of steps, whose passes are counted.
     void add(task& t, bool steps = false) {
         tasks_.push_back(&t);

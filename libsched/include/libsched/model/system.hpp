@@ -98,7 +98,7 @@ public:
     const rq& cpu_rq(int cpu) const { return core_.cpu_rq(cpu); }
     const std::vector<std::unique_ptr<task>>& tasks() const { return tasks_; }
     // The [[tasks]] entry that tasks()[i] comes from.
-    const std::string& entry(std::size_t i) const { return entries_.at(i); }
+    const std::string& entry(std::size_t i) const { return sc_.tasks[entries_.at(i)].name; }
     // The task instance of that name ("a", "a.1"), or nullptr.
     const task* find_task(std::string_view name) const {
         for (const auto& t : tasks_)
@@ -115,7 +115,7 @@ public:
             task& t = *tasks_[i];
             task_result tr = observer_.task_figures(t);
             tr.name = t.comm;
-            tr.entry = entries_[i];
+            tr.entry = entry(i);
             tr.nice_clamped = workload_.nice_clamped(t);
             tr.policy = t.policy;
             tr.rt_priority = t.rt_priority;
@@ -263,6 +263,12 @@ private:
         create_cgroups();
         int pid = first_pid;
         const auto forks = fork_times(sc_, sim_.rng());
+        std::size_t instances = 0;
+        for (const task_spec& spec : sc_.tasks)
+            instances += static_cast<std::size_t>(spec.count);
+        tasks_.reserve(instances);
+        entries_.reserve(instances);
+        observer_.reserve(instances);
         for (std::size_t e = 0; e < sc_.tasks.size(); ++e) {
             const task_spec& spec = sc_.tasks[e];
             for (int i = 0; i < spec.count; ++i) {
@@ -284,7 +290,7 @@ private:
                 core_.sched_fork(*t, parent_cpu(*t));
                 observer_.add(*t, spec.behaviour.type == behaviour_spec::kind::steps);
                 workload_.add(*t, spec, forks[e][static_cast<std::size_t>(i)], std::move(changes));
-                entries_.push_back(spec.name);
+                entries_.push_back(static_cast<std::uint32_t>(e));
                 tasks_.push_back(std::move(t));
             }
         }
@@ -306,7 +312,7 @@ private:
     observer<core_type> observer_;
     workload<core_type> workload_;
     std::vector<std::unique_ptr<task>> tasks_;
-    std::vector<std::string> entries_;              // the [[tasks]] entry each instance comes from
+    std::vector<std::uint32_t> entries_;            // the [[tasks]] entry each instance comes from
     std::map<std::string, task_group*> cgroups_;    // by path
     std::map<std::string, task_group*> autogroups_; // by session
     std::vector<const task_group*> limited_;        // groups with a quota, parents first

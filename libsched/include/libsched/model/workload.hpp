@@ -129,12 +129,20 @@ public:
         pg->system_share = spec.system_share;
         pg->timer_slack = spec.timer_slack.value_or(timer_slack_);
         pg->nice_clamped = clamp_nice(spec.nice).clamped;
-        // The names a resume may give: the instance's, and its entry's for every instance.
-        resume_targets_[intern(target_index_, t.comm, resume_targets_)].push_back(idx);
-        if (spec.count > 1)
-            resume_targets_[intern(target_index_, spec.name, resume_targets_)].push_back(idx);
-        if (pg->what.steps())
+        pg->entry = &spec.name;
+        if (pg->what.steps()) {
+            pg->st = std::make_unique<steps_state>();
             resolve_names(*pg);
+        }
+        // The task joins the targets of the resumes named so far that name it: by its
+        // instance's name, or by its entry's for every instance.
+        const auto join = [&](const std::string& name) {
+            if (const auto it = target_index_.find(name); it != target_index_.end())
+                resume_targets_[it->second].push_back(idx);
+        };
+        join(t.comm);
+        if (spec.count > 1) // else its instance's name is its entry's
+            join(spec.name);
         programs_.push_back(std::move(pg));
         sim_.schedule_at(start, fork_order, fork_h_, idx);
     }
@@ -143,8 +151,9 @@ public:
     void switched_in(task& t) {
         program& pg = of(t);
         pg.runtime_at_switch_in = t.se.sum_exec_runtime;
-        if (pg.st.runtime_end) // a runtime step ends by the wall clock, however long it waited
-            pg.budget = std::max<duration>(*pg.st.runtime_end - sim_.now(), 0);
+        // A runtime step ends by the wall clock, however long it waited.
+        if (pg.st && pg.st->runtime_end)
+            pg.budget = std::max<duration>(*pg.st->runtime_end - sim_.now(), 0);
         if (pg.exit_pending)
             sim_.schedule_at(sim_.now(), exit_order, exit_h_, pg.index);
         else if (pg.budget != unlimited)
@@ -275,7 +284,7 @@ private:
     // hrtimer_wakeup(): the sleeper is woken, from the timer's CPU. On an absolute timer
     // (a periodic task's, a steps timer's) it was due at pg.release.
     void wake(program& pg) {
-        if (pg.what.period() || pg.st.on_timer)
+        if (pg.what.period() || (pg.st && pg.st->on_timer))
             obs_.woke(pg.t, pg.release);
         else
             obs_.woke(pg.t);
@@ -293,9 +302,9 @@ private:
         core_.update_curr(r);
         const duration ran = t.se.sum_exec_runtime - pg.runtime_at_switch_in;
         pg.runtime_at_switch_in = t.se.sum_exec_runtime;
-        if (pg.st.runtime_end) {
-            if (sim_.now() < *pg.st.runtime_end) {
-                pg.budget = *pg.st.runtime_end - sim_.now();
+        if (pg.st && pg.st->runtime_end) {
+            if (sim_.now() < *pg.st->runtime_end) {
+                pg.budget = *pg.st->runtime_end - sim_.now();
                 arm_burst(pg);
                 return;
             }
@@ -353,21 +362,35 @@ private:
         return it->second;
     }
 
+    // The targets of a resume naming `name`: the programs added so far with that instance
+    // or entry name (the rest join as they are added, so the list keeps their order). Only
+    // names some resume gives have a list.
+    std::size_t resume_targets(const std::string& name) {
+        const auto [it, fresh] = target_index_.try_emplace(name, resume_targets_.size());
+        if (fresh) {
+            std::vector<std::uint64_t>& targets = resume_targets_.emplace_back();
+            for (const auto& p : programs_)
+                if (p->t.comm == name || *p->entry == name)
+                    targets.push_back(p->index);
+        }
+        return it->second;
+    }
+
     // Every step's name of the program as an index, so that running a step looks nothing
     // up by name. Resume names may be of programs added later: their lists fill as they come.
     void resolve_names(program& pg) {
         using kind = step_spec::kind;
         std::map<std::string, std::size_t> own_timers;
         for (const phase_spec& ph : pg.what.phases()) {
-            std::vector<name_slot>& slots = pg.slots.emplace_back();
+            std::vector<name_slot>& slots = pg.st->slots.emplace_back();
             for (const step_spec& st : ph.steps) {
                 name_slot& n = slots.emplace_back();
                 if (st.type == kind::resume)
-                    n.index = intern(target_index_, st.name, resume_targets_);
+                    n.index = resume_targets(st.name);
                 else if (st.type == kind::sem_post || st.type == kind::sem_wait)
                     n.index = intern(semaphore_index_, st.name, semaphores_);
                 else if (st.type == kind::timer && unique_timer(st.name))
-                    n = {intern(own_timers, st.name, pg.st.timers), true};
+                    n = {intern(own_timers, st.name, pg.st->timers), true};
                 else if (st.type == kind::timer)
                     n.index = intern(timer_index_, st.name, timers_);
             }
@@ -381,7 +404,7 @@ private:
     // The running program has finished its current step (or not begun): it goes on through
     // its steps, at once, until one takes CPU time, blocks or the program exits.
     void run_steps(program& pg) {
-        steps_state& s = pg.st;
+        steps_state& s = *pg.st;
         s.runtime_end.reset();
         s.on_timer = false;
         if (s.begun) {
@@ -402,7 +425,7 @@ private:
 
     // The next step, phase or pass; false once the last pass is over and the task exited.
     bool advance(program& pg) {
-        steps_state& s = pg.st;
+        steps_state& s = *pg.st;
         const std::vector<phase_spec>& phases = pg.what.phases();
         if (++s.step < phases[s.phase].steps.size())
             return true;
@@ -425,7 +448,7 @@ private:
     }
 
     void pass_done(program& pg) {
-        steps_state& s = pg.st;
+        steps_state& s = *pg.st;
         ++s.passes;
         obs_.loop_done(pg.t, s.pass_start);
         const sim_time now = sim_.now();
@@ -441,9 +464,9 @@ private:
     // The step the program stands at, run by the task on its CPU.
     step_outcome execute(program& pg) {
         using kind = step_spec::kind;
-        steps_state& s = pg.st;
+        steps_state& s = *pg.st;
         const step_spec& st = pg.what.phases()[s.phase].steps[s.step];
-        const name_slot& n = pg.slots[s.phase][s.step];
+        const name_slot& n = s.slots[s.phase][s.step];
         switch (st.type) {
         case kind::run:
             pg.budget = std::max<duration>(draw(st.time, sim_.rng()), 1);
@@ -471,8 +494,8 @@ private:
         case kind::resume:
             for (const std::uint64_t i : resume_targets_[n.index]) {
                 program& target = *programs_[i];
-                if (target.st.suspended) { // else the resume is lost: no memory
-                    target.st.suspended = false;
+                if (target.st->suspended) { // else the resume is lost: no memory
+                    target.st->suspended = false;
                     wake_by(target, pg);
                 }
             }
@@ -511,7 +534,7 @@ private:
     // until it on an absolute timer (clock_nanosleep(TIMER_ABSTIME)) unless it has passed,
     // in which case it goes on at once and, in relative mode, the expiry restarts from now.
     step_outcome timer_step(program& pg, const step_spec& st, const name_slot& n) {
-        rt_timer& tm = n.own ? pg.st.timers[n.index] : timers_[n.index];
+        rt_timer& tm = n.own ? pg.st->timers[n.index] : timers_[n.index];
         if (!tm.init) {
             tm.init = true;
             tm.next = pg.start;
@@ -520,7 +543,7 @@ private:
         const sim_time now = sim_.now();
         if (now < tm.next) {
             pg.release = tm.next;
-            pg.st.on_timer = true;
+            pg.st->on_timer = true;
             block(pg, tm.next - now);
             return step_outcome::waits;
         }
@@ -542,7 +565,7 @@ private:
     // A blocked task woken by the running one (a resume, a sem_post): try_to_wake_up() on
     // the waker's CPU.
     void wake_by(program& target, const program& waker) {
-        target.st.released_at = sim_.now();
+        target.st->released_at = sim_.now();
         obs_.woke(target.t);
         core_.try_to_wake_up(target.t, waker.t.cpu);
     }
@@ -610,6 +633,8 @@ private:
         sim_time last_pass_end = -1;
         int passes_at_instant = 0;
 
+        std::vector<std::vector<name_slot>> slots; // [phase][step]: resolve_names()
+
         bool at_head() const { return phase == 0 && phase_pass == 0 && step == 0; }
     };
 
@@ -636,8 +661,8 @@ private:
         int sleep_cpu = 0;    // the CPU whose timer base holds it
         burst_timer burst;
         sleep_timer sleep;
-        steps_state st;
-        std::vector<std::vector<name_slot>> slots; // [phase][step]: resolve_names()
+        const std::string* entry = nullptr; // its [[tasks]] entry's name
+        std::unique_ptr<steps_state> st;    // a program of steps only
     };
 
     program& of(const task& t) const { return *programs_[task_index(t)]; }
