@@ -296,7 +296,7 @@ public:
     // reschedule instead. After an enqueue (hrtick_update()) old CFS re-arms only while
     // fewer than sched_nr_latency tasks are queued; 6.6 dropped that test.
     std::optional<duration> hrtick_delay(rq& r, bool enqueue) override {
-        if (!p_.feat(feature::hrtick) || r.cfs.curr == nullptr || r.cfs.h_nr_queued <= 1)
+        if (r.cfs.curr == nullptr || r.cfs.h_nr_queued <= 1)
             return std::nullopt;
         sched_entity* running = r.cfs.curr; // the task below the running group entities
         while (running->my_q != nullptr)
