@@ -758,7 +758,8 @@ private:
     // otherwise prev is preempted (involuntary). Counters move only if next != prev.
     void do_schedule(rq& r, bool preempt) {
         update_rq_clock(r);
-        hrtick_clear(r);
+        if (params().feat(feature::hrtick)) // HRTICK_DL, the other test, is not modelled
+            hrtick_clear(r);
         task& prev = *r.curr;
         const bool prev_idle = is_idle_task(r, prev);
         std::uint64_t* switch_count = prev_idle ? nullptr : &prev.nivcsw;
@@ -897,10 +898,13 @@ private:
 
     // hrtick_start() at the pick, hrtick_update() after an enqueue: (re)arm the slice timer
     // of the running task, or leave it as it is. __schedule() cleared it before the pick.
+    // The class is asked only under HRTICK, tested first as hrtick_enabled_fair() does.
     void hrtick_start(rq& r, task& running, bool enqueue) {
-        if (const auto delay = running.sched_class->hrtick_delay(r, enqueue)) {
-            cpu_of(r).hrtick.start_in(*delay);
-            r.hrtick_active = true;
+        if (params().feat(feature::hrtick)) {
+            if (const auto delay = running.sched_class->hrtick_delay(r, enqueue)) {
+                cpu_of(r).hrtick.start_in(*delay);
+                r.hrtick_active = true;
+            }
         }
         maybe_resched(r);
     }

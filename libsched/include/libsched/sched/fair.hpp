@@ -18,7 +18,9 @@ namespace libsched {
 class fair_sched_class final : public sched_class {
 public:
     explicit fair_sched_class(fair_params params)
-        : sched_class(sched_class_rank::fair), p_(params) {}
+        : sched_class(sched_class_rank::fair), p_(params),
+          buddy_(feature_exists(feature::pick_buddy, p_.version) ? feature::pick_buddy
+                                                                 : feature::next_buddy) {}
 
     const fair_params& params() const { return p_; }
 
@@ -296,7 +298,7 @@ public:
     // reschedule instead. After an enqueue (hrtick_update()) old CFS re-arms only while
     // fewer than sched_nr_latency tasks are queued; 6.6 dropped that test.
     std::optional<duration> hrtick_delay(rq& r, bool enqueue) override {
-        if (!p_.feat(feature::hrtick) || r.cfs.curr == nullptr || r.cfs.h_nr_queued <= 1)
+        if (r.cfs.curr == nullptr || r.cfs.h_nr_queued <= 1)
             return std::nullopt;
         sched_entity* running = r.cfs.curr; // the task below the running group entities
         while (running->my_q != nullptr)
@@ -864,13 +866,10 @@ private:
             cfs::clear_buddies(q, *se);
             return se;
         }
-        // The buddy is honoured under NEXT_BUDDY (off) until PICK_BUDDY (on) took over
-        // (2a77e4be12cb: 6.14, 6.12.13, 6.13.2). 6.19 (e837456fdca8) moved the test into
+        // The buddy is honoured under buddy_. 6.19 (e837456fdca8) moved the test into
         // pick_eevdf().
-        const feature buddy = feature_exists(feature::pick_buddy, p_.version) ? feature::pick_buddy
-                                                                              : feature::next_buddy;
         sched_entity* se = nullptr;
-        if (!p_.since(6, 19) && p_.feat(buddy) && q.next != nullptr && entity_eligible(q, *q.next))
+        if (!p_.since(6, 19) && p_.feat(buddy_) && q.next != nullptr && entity_eligible(q, *q.next))
             se = q.next;
         else
             se = eevdf::pick_eevdf(p_, q);
@@ -902,6 +901,9 @@ private:
     }
 
     fair_params p_;
+    // The flag under which the EEVDF pick honours the next buddy: NEXT_BUDDY (off) until
+    // PICK_BUDDY (on) took over (2a77e4be12cb: 6.14, 6.12.13, 6.13.2). Fixed by the release.
+    feature buddy_;
     select_task_rq_fair* placement_ = nullptr;
     dl_server_account* server_ = nullptr;
 };

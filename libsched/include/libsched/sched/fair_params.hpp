@@ -10,7 +10,7 @@
 namespace libsched {
 
 struct fair_params {
-    kernel_version version;
+    const kernel_version version; // fixed: the release tests below read it as series_
     sched_features feat;
     sched_tunables tun;
     calc_delta_mode delta_mode = calc_delta_mode::inverse_multiply;
@@ -20,8 +20,11 @@ struct fair_params {
                 calc_delta_mode m = calc_delta_mode::inverse_multiply)
         : version(v), feat(v), tun(t), delta_mode(m) {}
 
-    bool since(int major, int minor) const { return version >= kernel_version{major, minor}; }
-    bool eevdf() const { return version.is_eevdf(); }
+    // The hot path asks these at every event: one load and one comparison each.
+    bool since(int major, int minor) const {
+        return series_ >= kernel_version{major, minor}.series();
+    }
+    bool eevdf() const { return series_ >= first_eevdf_kernel.series(); }
     // Whether the release, at its patch level, has a fix that stable updates took.
     bool carries(const stable_fix& f) const { return libsched::carries(version, f); }
     // The run-queue tree's order: by deadline for EEVDF (as 6.8+; 6.6-6.7 ordered by
@@ -31,6 +34,9 @@ struct fair_params {
     u64 delta_fair(u64 delta, sched_entity& se) const {
         return calc_delta_fair(delta, se.load, delta_mode);
     }
+
+private:
+    std::int64_t series_ = version.series();
 };
 
 } // namespace libsched

@@ -1,6 +1,8 @@
 #pragma once
 // The kernel release a model follows. Behaviour is selected by release, never by name.
 #include <compare>
+#include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,20 +17,21 @@ struct kernel_version {
     constexpr kernel_version() = default;
     constexpr kernel_version(int maj, int min, int pat = 0) : major(maj), minor(min), patch(pat) {}
 
+    // major.minor as one integer ordered as the releases are (major in the high half, minor
+    // offset to unsigned in the low half), so that a test of the release is one comparison.
+    constexpr std::int64_t series() const {
+        return static_cast<std::int64_t>(major) * (std::int64_t{1} << 32) +
+               (static_cast<std::int64_t>(minor) - std::numeric_limits<int>::min());
+    }
+
     // Releases compare by major.minor: a stable update is the same series (the fixes it
     // took are in stable_fix.hpp).
-    constexpr auto operator<=>(const kernel_version& o) const {
-        if (major != o.major)
-            return major <=> o.major;
-        return minor <=> o.minor;
-    }
+    constexpr auto operator<=>(const kernel_version& o) const { return series() <=> o.series(); }
     constexpr bool operator==(const kernel_version& o) const {
         return major == o.major && minor == o.minor;
     }
 
-    // Old CFS before 6.6, EEVDF from 6.6 (commit "sched/fair: Implement an EEVDF-like
-    // scheduling policy").
-    constexpr bool is_eevdf() const { return *this >= kernel_version{6, 6}; }
+    constexpr bool is_eevdf() const;
 
     std::string str() const {
         std::string s = std::to_string(major) + "." + std::to_string(minor);
@@ -63,6 +66,13 @@ struct kernel_version {
         return v;
     }
 };
+
+// Old CFS before 6.6, EEVDF from 6.6 (commit "sched/fair: Implement an EEVDF-like
+// scheduling policy").
+inline constexpr kernel_version first_eevdf_kernel{6, 6};
+constexpr bool kernel_version::is_eevdf() const {
+    return *this >= first_eevdf_kernel;
+}
 
 // Releases the models cover; outside this range a scenario is rejected.
 inline constexpr kernel_version oldest_modelled_kernel{5, 0};

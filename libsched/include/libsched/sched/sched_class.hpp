@@ -60,7 +60,8 @@ public:
 
     // With HRTICK, how long the running task may still run before its slice ends
     // (hrtick_start_fair()); nothing when the timer is to be left as it is. enqueue: asked
-    // after an enqueue (hrtick_update()) rather than at the pick.
+    // after an enqueue (hrtick_update()) rather than at the pick. Asked only under HRTICK
+    // (the core tests it first, as hrtick_enabled_fair() does).
     virtual std::optional<duration> hrtick_delay(rq& r, bool enqueue) = 0;
 
 protected:

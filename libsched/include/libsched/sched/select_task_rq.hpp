@@ -96,10 +96,6 @@ private:
     // scan depth (6.0+; before, the SIS_PROP limit, which a model whose scans cost no time
     // never reaches).
     int select_idle_cpu(task& p, const sched_domain& llc, bool has_idle_core, int target) {
-        std::vector<int> cpus;
-        for (int c : llc.span)
-            if (p.allowed_on(c))
-                cpus.push_back(c);
         // SIS_UTIL: an LLC too busy to scan (depth 0, as also before its first periodic
         // balance at that level) is not scanned at all, idle cores or not.
         int nr = std::numeric_limits<int>::max();
@@ -109,12 +105,16 @@ private:
                 return -1;
         }
         int idle_cpu_found = -1;
-        const auto start = std::upper_bound(llc.span.begin(), llc.span.end(), target);
-        std::vector<int> order(start, llc.span.end());
-        order.insert(order.end(), llc.span.begin(), start);
-        std::vector<bool> skipped(static_cast<std::size_t>(sd_.nr_cpus()), false);
-        for (int c : order) {
-            if (!p.allowed_on(c) || skipped[static_cast<std::size_t>(c)])
+        // for_each_cpu_wrap() over the span and p's CPUs: the cores found busy are left out
+        // (the kernel takes their siblings off its scan mask).
+        const std::size_t n = llc.span.size();
+        std::size_t i = static_cast<std::size_t>(
+            std::upper_bound(llc.span.begin(), llc.span.end(), target) - llc.span.begin());
+        if (has_idle_core)
+            skipped_.assign(static_cast<std::size_t>(sd_.nr_cpus()), false);
+        for (std::size_t k = 0; k < n; ++k, ++i) {
+            const int c = llc.span[i < n ? i : i - n];
+            if (!p.allowed_on(c) || (has_idle_core && skipped_[static_cast<std::size_t>(c)]))
                 continue;
             if (has_idle_core) {
                 // select_idle_core(): all of c's siblings idle; else remember an idle one.
@@ -134,7 +134,7 @@ private:
                 if (idle)
                     return c;
                 for (int s : sd_.smt_mask(c))
-                    skipped[static_cast<std::size_t>(s)] = true;
+                    skipped_[static_cast<std::size_t>(s)] = true;
             } else {
                 if (--nr <= 0)
                     return -1;
@@ -302,6 +302,7 @@ private:
     fair_params p_;
     sched_domains& sd_;
     std::vector<rq*> rqs_;
+    std::vector<bool> skipped_; // select_idle_cpu()'s busy cores, kept to spare an allocation
 };
 
 } // namespace libsched

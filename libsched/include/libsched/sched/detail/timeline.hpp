@@ -4,7 +4,7 @@
 // and the minimum slice.
 //
 // Boost.Intrusive has no augmentation callbacks. The node traits record every node whose
-// child links are written during an insert or erase (rotations included); afterwards each
+// child links change during an insert or erase (rotations included); afterwards each
 // recorded node is recomputed and the change is carried upwards while values change. A
 // node's value is only stale if its children changed, or a child's value changed, and
 // both cases are covered, whatever order the rebalancing wrote the links in.
@@ -38,12 +38,17 @@ struct timeline_node_traits {
     static node_ptr get_parent(const_node_ptr n) { return n->rb_parent; }
     static void set_parent(node_ptr n, node_ptr p) { n->rb_parent = p; }
     static node_ptr get_left(const_node_ptr n) { return n->rb_left; }
+    // A link rewritten with the child it had leaves the node's value as it was: not recorded.
     static void set_left(node_ptr n, node_ptr l) {
+        if (n->rb_left == l)
+            return;
         n->rb_left = l;
         timeline_dirty.mark(n);
     }
     static node_ptr get_right(const_node_ptr n) { return n->rb_right; }
     static void set_right(node_ptr n, node_ptr r) {
+        if (n->rb_right == r)
+            return;
         n->rb_right = r;
         timeline_dirty.mark(n);
     }
