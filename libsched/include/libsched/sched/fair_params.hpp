@@ -10,7 +10,7 @@
 namespace libsched {
 
 struct fair_params {
-    const kernel_version version; // fixed: the release tests below read it as series_
+    const kernel_version version{}; // fixed: the release tests below read it as series_
     sched_features feat;
     sched_tunables tun;
     calc_delta_mode delta_mode = calc_delta_mode::inverse_multiply;
