@@ -10,6 +10,8 @@
 #include <limits>
 #include <vector>
 
+namespace test_random {
+
 using libsched::des::deterministic_log;
 using libsched::des::random_source;
 
@@ -237,3 +239,5 @@ TEST_CASE("exponential draws of fixed seeds do not change") {
     CHECK(draws(42) ==
           std::vector<std::int64_t>{1407132, 1018964, 1394912, 146498, 2335821, 98791});
 }
+
+} // namespace test_random

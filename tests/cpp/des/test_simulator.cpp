@@ -12,6 +12,8 @@
 
 using namespace libsched::des;
 
+namespace test_simulator {
+
 namespace {
 
 // Records what ran, and when: the payload names the event.
@@ -259,3 +261,5 @@ TEST_CASE("an interrupt stops run() before the next event and keeps the clock th
     CHECK(h.at == std::vector<time_point>{10, 20, 30, 40});
     CHECK(sim.now() == 100);
 }
+
+} // namespace test_simulator

@@ -6,6 +6,8 @@
 
 using namespace libsched::des;
 
+namespace test_timer {
+
 namespace {
 
 struct expiry_log {
@@ -76,3 +78,5 @@ TEST_CASE("forward moves the expiry past now by whole intervals") {
     sim.run(200);
     CHECK(l.fired == std::vector<time_point>{10, 110});
 }
+
+} // namespace test_timer

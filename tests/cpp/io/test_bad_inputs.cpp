@@ -5,6 +5,9 @@
 #include <libsched/io/scenario_toml.hpp>
 
 using namespace libsched;
+
+namespace test_bad_inputs {
+
 using bad_inputs::bad_input;
 using bad_inputs::corpus;
 
@@ -27,3 +30,5 @@ TEST_CASE("a huge count of tasks is an error, not an allocation") {
     CHECK_THROWS_AS(parse_scenario("[[tasks]]\nname = \"a\"\ncount = 2147483647\n", "big.toml"),
                     scenario_error);
 }
+
+} // namespace test_bad_inputs

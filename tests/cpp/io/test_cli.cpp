@@ -19,6 +19,8 @@
 
 using namespace libsched;
 
+namespace test_cli {
+
 namespace {
 
 struct cli_result {
@@ -753,3 +755,5 @@ TEST_CASE("the bundled rt-app example's scenario is what rt-app converts it to")
     const std::string text(std::istreambuf_iterator<char>(committed), {});
     CHECK(cli({"rt-app", (folder / "periodic-and-burner.json").string()}).out == text);
 }
+
+} // namespace test_cli

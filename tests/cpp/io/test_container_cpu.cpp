@@ -7,6 +7,8 @@
 
 using namespace libsched;
 
+namespace test_container_cpu {
+
 TEST_CASE("kubelet: requests to cpu.shares, limits to a quota") {
     CHECK(milli_cpu_to_shares(0) == 2); // MinShares for a zero request
     CHECK(milli_cpu_to_shares(1) == 2); // 1.024 truncates to 1, raised to 2
@@ -137,3 +139,5 @@ TEST_CASE("cpu_request conflicts with the weight keys") {
         found = found || e.field == "cgroups[0].cpu_request";
     CHECK(found);
 }
+
+} // namespace test_container_cpu

@@ -11,6 +11,8 @@
 
 using namespace libsched;
 
+namespace test_duration_samples {
+
 namespace {
 
 // Latency-like values: many repeats of a few, and a spread of others.
@@ -94,3 +96,5 @@ TEST_CASE("fold keeps the 8 most significant bits") {
     CHECK(duration_samples::fold(511) == 510);
     CHECK(duration_samples::fold(1'000'003) == 999'424); // 20 bits, the low 12 dropped
 }
+
+} // namespace test_duration_samples

@@ -7,6 +7,8 @@
 
 using namespace libsched;
 
+namespace test_duration_text {
+
 TEST_CASE("durations with units parse to exact nanoseconds") {
     CHECK(parse_duration("2s") == 2'000'000'000);
     CHECK(parse_duration("750us") == 750'000);
@@ -47,3 +49,5 @@ TEST_CASE("format_duration uses the largest unit and round-trips") {
         CHECK(parse_duration(format_duration(d)) == d);
     }
 }
+
+} // namespace test_duration_text

@@ -8,6 +8,8 @@
 
 using namespace libsched;
 
+namespace test_entry_summary {
+
 TEST_CASE("entry rows: medians of per-repetition sums, ratios per repetition first") {
     const auto rows = stats::summarize_entries(sample_run::result(), sample_run::scenario());
     REQUIRE(rows.size() == 2);
@@ -157,3 +159,5 @@ TEST_CASE("summaries take one pass over the tasks: 100 000 entries of one task e
     CHECK(tasks.back().entry == "t99999");
     CHECK(tasks.back().share == Approx(0.1));
 }
+
+} // namespace test_entry_summary

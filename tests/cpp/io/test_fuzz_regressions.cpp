@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+namespace test_fuzz_regressions {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -51,3 +53,5 @@ TEST_CASE("fuzz_generator's findings generate, validate and run without a findin
             reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()));
     }
 }
+
+} // namespace test_fuzz_regressions

@@ -14,6 +14,8 @@
 
 using namespace libsched;
 
+namespace test_group_comparison {
+
 namespace {
 
 double table_weight(int nice) {
@@ -212,3 +214,5 @@ TEST_CASE("a bad two-group figure is an error naming the field") {
     f.figure.erase("nice_B");
     CHECK(error_field(f) == "measured.figure");
 }
+
+} // namespace test_group_comparison

@@ -13,6 +13,9 @@
 #ifdef __linux__
 #include <sys/prctl.h>
 #include <unistd.h>
+
+namespace test_host_topology {
+
 #endif
 
 using namespace libsched;
@@ -344,3 +347,5 @@ TEST_CASE("host wakeup: this machine's slack is what prctl(PR_GET_TIMERSLACK) sa
     CHECK(*w.timer_slack == prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0));
 }
 #endif
+
+} // namespace test_host_topology

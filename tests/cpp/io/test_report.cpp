@@ -8,6 +8,8 @@
 
 using namespace libsched;
 
+namespace test_report {
+
 namespace {
 
 std::vector<std::string> report_lines(const run_result& r, const scenario& sc) {
@@ -115,3 +117,5 @@ TEST_CASE("a policy column when an entry is RT, none otherwise") {
     CHECK(contains(lines[6], "normal"));
     CHECK_FALSE(contains(lines[4], "fifo")); // the task rows under an entry leave it blank
 }
+
+} // namespace test_report

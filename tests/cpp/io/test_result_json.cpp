@@ -8,6 +8,8 @@
 
 using namespace libsched;
 
+namespace test_result_json {
+
 TEST_CASE("the JSON document has the scenario, every repetition and the summary") {
     const nlohmann::json j = to_json(sample_run::result(), sample_run::scenario());
     CHECK(j["scenario"] == "sample");
@@ -210,3 +212,5 @@ TEST_CASE("a measured run leaves what user space cannot see null, and streams th
     write_json(streamed, r, sample_run::scenario(), -1);
     CHECK(nlohmann::json::parse(streamed.str()) == j);
 }
+
+} // namespace test_result_json

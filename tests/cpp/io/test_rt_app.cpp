@@ -8,6 +8,8 @@
 
 using namespace libsched;
 
+namespace test_rt_app {
+
 namespace {
 
 toml::table toml_of(const std::string& text) {
@@ -425,3 +427,5 @@ TEST_CASE("taskgroups need the cgroup v1 hierarchy rt-app uses") {
     bad_kernel.kernel = "six";
     CHECK(error_of(one_task(R"("run": 1)"), bad_kernel).field() == "kernel");
 }
+
+} // namespace test_rt_app

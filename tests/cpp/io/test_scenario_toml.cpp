@@ -13,6 +13,8 @@
 
 using namespace libsched;
 
+namespace test_scenario_toml {
+
 namespace {
 
 // A valid two-task scenario; mistakes are made by replacing one line of it.
@@ -783,3 +785,5 @@ TEST_CASE("a sweep file is not a scenario file: the error says what runs it") {
         CHECK(contains(e.reason(), "libsched sweep"));
     }
 }
+
+} // namespace test_scenario_toml

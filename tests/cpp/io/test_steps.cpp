@@ -11,6 +11,8 @@
 
 using namespace libsched;
 
+namespace test_steps {
+
 namespace {
 
 constexpr duration us = nsec_per_usec;
@@ -581,3 +583,5 @@ behaviour = { type = "steps", steps = [{ run = "1300us" }, { resume = "pong" }, 
     // The ping-pong alternates 1.3 ms and 0.7 ms on CPU 1, so it is not idle.
     CHECK(find(a, "ping").window_runtime + find(a, "pong").window_runtime > 1'900 * ms);
 }
+
+} // namespace test_steps

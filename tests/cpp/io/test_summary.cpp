@@ -8,6 +8,8 @@
 
 using namespace libsched;
 
+namespace test_summary {
+
 TEST_CASE("median: the middle value, or the mean of the middle two") {
     CHECK(stats::median(std::vector<double>{3, 1, 2}) == 2);
     CHECK(stats::median(std::vector<double>{4, 1, 3, 2}) == 2.5);
@@ -85,3 +87,5 @@ TEST_CASE("summarize gives every statistic at once") {
     CHECK(empty.count == 0);
     CHECK(empty.max == 0);
 }
+
+} // namespace test_summary

@@ -17,6 +17,8 @@
 
 using namespace libsched;
 
+namespace test_trace_export {
+
 namespace {
 
 scenario bundled(const std::string& relative) {
@@ -340,3 +342,5 @@ TEST_CASE("timehist prints a line per switch-out with wait, scheduling delay and
     CHECK(v[5] == "       0.016003    [0]  a[1000]                       8.000      8.000      "
                   "4.000");
 }
+
+} // namespace test_trace_export

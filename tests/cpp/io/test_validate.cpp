@@ -10,6 +10,8 @@
 
 using namespace libsched;
 
+namespace test_validate {
+
 namespace {
 
 // Two burners on one CPU, kernel 6.8: valid, no warnings.
@@ -538,3 +540,5 @@ TEST_CASE("RT tasks and the RT machine settings: the kernel's limits, each namin
     CHECK(rejected([](scenario& s) { s.machine.fair_server_period = nsec_per_sec; }).reason ==
           "the fair server exists from 6.12; the machine runs 6.8");
 }
+
+} // namespace test_validate

@@ -10,6 +10,8 @@
 
 using namespace libsched;
 
+namespace test_affinity {
+
 namespace {
 
 constexpr duration ms = nsec_per_msec;
@@ -189,3 +191,5 @@ TEST_CASE("set_affinity with a cpuset: the change is cut to the cpuset") {
     CHECK(r.tasks[0].nr_migrations == 0);
     CHECK(r.cpus[0].busy == 0);
 }
+
+} // namespace test_affinity

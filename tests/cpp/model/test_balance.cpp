@@ -17,6 +17,8 @@
 
 using namespace libsched;
 
+namespace test_balance {
+
 namespace {
 
 using model_test::burner;
@@ -389,3 +391,5 @@ TEST_CASE("every migration is traced, from the task's CPU to another") {
     CHECK(total > 0);
     CHECK(distinct);
 }
+
+} // namespace test_balance

@@ -16,6 +16,8 @@
 
 using namespace model_test;
 
+namespace test_bandwidth {
+
 namespace {
 
 // Releases with the whole-queue throttling model: 5.15 and 6.1 (period timers at multiples
@@ -861,3 +863,5 @@ TEST_CASE("slack: no slack timer when the period refresh is less than 7 ms away"
             CHECK(static_cast<double>(left) == Approx(2.0 * returned_by_each).margin(2.0 * 50'000));
     }
 }
+
+} // namespace test_bandwidth

@@ -22,6 +22,8 @@
 
 using namespace libsched;
 
+namespace test_conformance {
+
 namespace {
 
 using model_test::burner;
@@ -1602,3 +1604,5 @@ TEST_CASE("every feature and every machine override has a conformance test") {
     // `features` is covered through the feature loop above.
     CHECK(registry().size() >= feature_count);
 }
+
+} // namespace test_conformance

@@ -9,6 +9,8 @@
 
 using namespace libsched;
 
+namespace test_counters {
+
 namespace {
 
 constexpr duration ms = nsec_per_msec;
@@ -143,3 +145,5 @@ TEST_CASE("3 burners on 2 CPUs keep the load balancer busy; 1 CPU has no balance
         CHECK(stats::perf_stat_run(one, 2 * sec).cpu_migrations == 0);
     }
 }
+
+} // namespace test_counters

@@ -8,6 +8,8 @@
 
 using namespace libsched;
 
+namespace test_feature_rules {
+
 namespace {
 
 constexpr duration us = nsec_per_usec;
@@ -77,3 +79,5 @@ TEST_CASE("5.15 HRTICK: a SCHED_BATCH wakee beside a burner waits for the burner
         CHECK(tick[i] == 2'300'000 - sc.machine.timer_slack_ns);
     }
 }
+
+} // namespace test_feature_rules

@@ -9,6 +9,8 @@
 
 using namespace model_test;
 
+namespace test_group_shares_smp {
+
 namespace {
 
 const std::vector<kernel_version> releases = {{5, 10}, {5, 15}, {6, 1},  {6, 6},
@@ -207,3 +209,5 @@ TEST_CASE("a group's blocked load decays and its queue leaves the leaf list") {
         CHECK(g.se[1]->avg.load_avg == 0);
     }
 }
+
+} // namespace test_group_shares_smp

@@ -9,6 +9,8 @@
 
 using namespace model_test;
 
+namespace test_invariants {
+
 namespace {
 
 scenario two_burners_one_cpu() {
@@ -175,3 +177,5 @@ TEST_CASE("the checking mode changes no result") {
     CHECK(a.repetitions[0].tasks[0].sum_exec_runtime == b.repetitions[0].tasks[0].sum_exec_runtime);
     CHECK(a.repetitions[0].events == b.repetitions[0].events);
 }
+
+} // namespace test_invariants

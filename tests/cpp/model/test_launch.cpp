@@ -5,6 +5,8 @@
 
 using namespace libsched;
 
+namespace test_launch {
+
 namespace {
 
 task_spec entry(const std::string& name, int count, distribution stagger) {
@@ -60,3 +62,5 @@ TEST_CASE("instances past the end of the run stop the clock there: no overflow")
     CHECK(std::all_of(forks[0].begin() + 1, forks[0].end(),
                       [&](sim_time t) { return t > sc.length; }));
 }
+
+} // namespace test_launch

@@ -7,6 +7,9 @@
 #include <random_scenario.hpp>
 
 using namespace model_test;
+
+namespace test_random_scenarios {
+
 using random_scenario::describe;
 
 namespace {
@@ -46,3 +49,5 @@ TEST_CASE("random valid scenarios keep every invariant and are deterministic") {
     // The generator reaches 6.18's task-based throttling, not only whole-queue throttling.
     CHECK(task_based >= 5);
 }
+
+} // namespace test_random_scenarios

@@ -13,6 +13,8 @@
 
 using namespace libsched;
 
+namespace test_rt {
+
 namespace {
 
 using model_test::burner;
@@ -354,3 +356,5 @@ TEST_CASE("a preempted SCHED_FIFO task keeps its place at the head of its list")
     sc.tasks[0].policy = sc.tasks[1].policy = sched_policy::rr;
     CHECK(find(run_one(sc), "b").sum_exec_runtime > 800 * ms);
 }
+
+} // namespace test_rt

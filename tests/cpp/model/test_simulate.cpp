@@ -17,6 +17,8 @@
 
 using namespace libsched;
 
+namespace test_simulate {
+
 namespace {
 
 using model_test::burner;
@@ -781,3 +783,5 @@ TEST_CASE("estimate_run extrapolates the pilot's event rate to the whole run") {
     CHECK(e.events() == 2 * e.events_per_repetition);
     CHECK(e.result_bytes == 3 * sizeof(task_result) + sizeof(cpu_result));
 }
+
+} // namespace test_simulate

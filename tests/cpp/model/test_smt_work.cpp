@@ -8,6 +8,8 @@
 
 using namespace libsched;
 
+namespace test_smt_work {
+
 namespace {
 
 using model_test::burner;
@@ -78,3 +80,5 @@ TEST_CASE("without the model there is no work figure; a bad factor is an error")
     REQUIRE(warnings.size() == 1);
     CHECK_THAT(warnings[0], Catch::Contains("machine.smt_throughput: has no effect"));
 }
+
+} // namespace test_smt_work

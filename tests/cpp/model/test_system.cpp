@@ -6,6 +6,8 @@
 
 using namespace libsched;
 
+namespace test_system {
+
 namespace {
 
 constexpr duration ms = nsec_per_msec;
@@ -95,3 +97,5 @@ TEST_CASE("run(until) past the end stops at the end, and a finished system does 
     s.run(20 * sc.length);
     CHECK(s.events() == events);
 }
+
+} // namespace test_system

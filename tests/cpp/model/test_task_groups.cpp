@@ -7,6 +7,8 @@
 
 using namespace model_test;
 
+namespace test_task_groups {
+
 namespace {
 
 const std::vector<kernel_version> releases = {{5, 10}, {5, 15}, {6, 1},  {6, 6},
@@ -182,3 +184,5 @@ TEST_CASE("bad cgroup settings are errors naming the field") {
     CHECK(error_fields(v1).empty());
     CHECK(check_scenario(v1).warnings.size() == 1);
 }
+
+} // namespace test_task_groups

@@ -15,6 +15,8 @@
 
 using namespace libsched;
 
+namespace test_wakeup_bound {
+
 namespace {
 
 using model_test::burner;
@@ -413,3 +415,5 @@ TEST_CASE("a lower-nice wakee is never served later than an equal-nice one") {
                     CHECK(earlier > 0);
             }
 }
+
+} // namespace test_wakeup_bound

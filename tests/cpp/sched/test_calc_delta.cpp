@@ -7,6 +7,8 @@
 
 using namespace libsched;
 
+namespace test_calc_delta {
+
 namespace {
 u64 fair(u64 delta, int nice, calc_delta_mode mode = calc_delta_mode::inverse_multiply) {
     load_weight lw = task_load_weight(nice, false);
@@ -70,3 +72,5 @@ TEST_CASE("calc_delta on computed weights uses floor((2^32 - 1) / w)") {
     CHECK(calc_delta(3'000'000, scale_load(1000), lw) == 999'999); // 1/3 of 3 ms, truncated
     CHECK(lw.inv_weight == 0xFFFF'FFFFu / 3000);
 }
+
+} // namespace test_calc_delta

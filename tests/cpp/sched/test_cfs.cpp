@@ -6,6 +6,8 @@
 
 using namespace libsched;
 
+namespace test_cfs {
+
 namespace {
 
 constexpr kernel_version v515{5, 15};
@@ -259,3 +261,5 @@ TEST_CASE("a SCHED_IDLE task's slice floor is idle_min_granularity unless all ar
         CHECK(cfs::sched_slice(short_latency, q, a) == 3'000'000);
     }
 }
+
+} // namespace test_cfs

@@ -5,6 +5,9 @@
 #include <libsched/sched/cfs_rq.hpp>
 
 using namespace libsched;
+
+namespace test_cfs_rq {
+
 using libsched::testing::random_cfs_rq;
 
 TEST_CASE("avg_vruntime is the floored load-weighted mean of the queue, curr included") {
@@ -110,3 +113,5 @@ TEST_CASE("V of two nice-0 entities is their midpoint, floored") {
     timeline_insert(q, b);
     CHECK(avg_vruntime(q) == q.min_vruntime - 1501);
 }
+
+} // namespace test_cfs_rq

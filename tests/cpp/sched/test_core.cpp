@@ -5,6 +5,8 @@
 
 using namespace libsched;
 
+namespace test_core {
+
 namespace {
 
 constexpr duration ms = nsec_per_msec;
@@ -145,3 +147,5 @@ TEST_CASE("renicing a queued task before the idle task is switched out reschedul
         CHECK(r.curr != &r.idle);
     }
 }
+
+} // namespace test_core

@@ -7,6 +7,8 @@
 
 using namespace libsched;
 
+namespace test_cputime {
+
 namespace {
 constexpr duration tick_250 = nsec_per_sec / 250;
 } // namespace
@@ -88,3 +90,5 @@ TEST_CASE("reported system time sticks once reported") {
     CHECK(a.stime == 4'000'000);
     CHECK(a.utime == 12'000'000);
 }
+
+} // namespace test_cputime

@@ -6,6 +6,9 @@
 #include <string>
 
 using namespace libsched;
+
+namespace test_eevdf {
+
 using libsched::testing::random_cfs_rq;
 
 namespace {
@@ -320,3 +323,5 @@ TEST_CASE("6.17+: a shorter slice queued shortens the protection (RUN_TO_PARITY)
     eevdf::set_protect_slice(no_parity, q, curr);
     CHECK(curr.vprot == x + 700'000);
 }
+
+} // namespace test_eevdf

@@ -8,6 +8,8 @@
 
 using namespace libsched;
 
+namespace test_fair {
+
 namespace {
 
 constexpr duration ms = nsec_per_msec;
@@ -713,3 +715,5 @@ TEST_CASE("EEVDF: a wakee with the earlier deadline but not eligible does not pr
         CHECK_FALSE(preempts(0, true));
     }
 }
+
+} // namespace test_fair

@@ -9,6 +9,8 @@
 
 using namespace libsched;
 
+namespace test_kernel_version {
+
 namespace {
 
 constexpr int int_min = std::numeric_limits<int>::min();
@@ -66,3 +68,5 @@ TEST_CASE("fair_params answers since() and eevdf() as the release compares") {
             CHECK(p.since(major, minor) == (key(v) >= std::pair{major, minor}));
     }
 }
+
+} // namespace test_kernel_version

@@ -10,6 +10,8 @@
 
 using namespace libsched;
 
+namespace test_pelt {
+
 namespace {
 
 constexpr u64 period_ns = u64{1024} * 1024; // one PELT period, 1024 units of 1024 ns
@@ -328,3 +330,5 @@ TEST_CASE("util_est: a sleep samples util_avg; a rise is taken at once, a fall b
         CHECK((t.se.avg.util_est.ewma & ~util_avg_unchanged) == ewma);
     }
 }
+
+} // namespace test_pelt

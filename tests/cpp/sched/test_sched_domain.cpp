@@ -13,6 +13,8 @@
 
 using namespace libsched;
 
+namespace test_sched_domain {
+
 namespace {
 
 const kernel_version versions[] = {{5, 15}, {6, 6}, {6, 12}};
@@ -330,3 +332,5 @@ TEST_CASE("busy_factor is 16 on 5.15 and later") {
                 CHECK(sd->busy_factor == 16);
     }
 }
+
+} // namespace test_sched_domain

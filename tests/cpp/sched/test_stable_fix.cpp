@@ -7,6 +7,8 @@
 
 using namespace libsched;
 
+namespace test_stable_fix {
+
 TEST_CASE("a fix is in its mainline release and later, and in a series from its point release") {
     CHECK(carries({6, 15}, idle_loses_protection));
     CHECK(carries({6, 18}, idle_loses_protection));
@@ -51,3 +53,5 @@ TEST_CASE("PICK_BUDDY exists from 6.14 and from the point releases that took 2a7
     CHECK_FALSE(sched_features({6, 12, 12})(feature::pick_buddy));
     CHECK(feature_releases(info(feature::pick_buddy)) == "6.14 and later, 6.12.13+, 6.13.2+");
 }
+
+} // namespace test_stable_fix

@@ -11,6 +11,8 @@
 
 using namespace libsched;
 
+namespace test_topology_presets {
+
 namespace {
 
 // How many distinct values a field takes over the CPUs.
@@ -166,3 +168,5 @@ TEST_CASE("check_topology names each inconsistency") {
     CHECK(mentions(distances({{10, 10}, {10, 10}}), "node 0 to node 1 is 10, not above 10"));
     CHECK(mentions(distances({{10, 20}, {20}}), "distance row 1 has 1 entries for 2 nodes"));
 }
+
+} // namespace test_topology_presets

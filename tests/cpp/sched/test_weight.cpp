@@ -6,6 +6,8 @@
 
 using namespace libsched;
 
+namespace test_weight {
+
 namespace {
 constexpr long long two_pow_32 = 1LL << 32;
 // |wmult * weight - 2^32| < weight  <=>  wmult is 2^32 / weight rounded up or down.
@@ -83,3 +85,5 @@ TEST_CASE("task weights carry the table's inverse and 10 bits of extra resolutio
     CHECK(scale_load_down(0) == 0);
     CHECK(scale_load_down(1) == 2); // never rounds a live weight down to nothing
 }
+
+} // namespace test_weight

@@ -8,6 +8,9 @@
 #include <string>
 
 using namespace libsched;
+
+namespace test_theory {
+
 using stats::theory_result;
 
 namespace {
@@ -479,3 +482,5 @@ TEST_CASE("theory figures: a reference entry that gets nothing gives no ratio") 
     CHECK(f.entry_share.at("b") == exactly(0.0));
     CHECK_FALSE(f.ratio(1.0));
 }
+
+} // namespace test_theory

@@ -8,6 +8,9 @@
 #include <vector>
 
 using namespace libsched;
+
+namespace test_timeline {
+
 using libsched::detail::timeline;
 
 namespace {
@@ -154,3 +157,5 @@ TEST_CASE("the order compares across the wrap: just past 2^64 is later") {
         CHECK(tl.empty());
     }
 }
+
+} // namespace test_timeline
