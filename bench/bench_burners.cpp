@@ -262,11 +262,11 @@ double queue_ns(int size, int reps, int ops) {
         queue.push({{interval[seq % draws], 0, seq}, nullptr, 0});
     const double ns = fastest_ns(reps, ops, [&] {
         des::event e = queue.pop();
-        e.key.time += interval[seq % draws];
-        e.key.seq = seq++;
+        e.key = {e.key.time() + interval[seq % draws], e.key.order(), seq};
+        ++seq;
         queue.push(e);
     });
-    floor_sink = static_cast<std::uint64_t>(queue.top().key.time);
+    floor_sink = static_cast<std::uint64_t>(queue.top().key.time());
     return ns;
 }
 

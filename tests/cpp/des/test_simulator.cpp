@@ -72,6 +72,27 @@ TEST_CASE("events run in (time, priority, insertion) order") {
     }
 }
 
+TEST_CASE("orders at the ends of their range sort as integers and one outside is refused") {
+    simulator sim;
+    recorder rec;
+    const event_order orders[] = {event_order_max, 1, event_order_min, 0, -1};
+    for (std::uint64_t i = 0; i < 5; ++i)
+        sim.schedule_at(3, orders[i], rec, i);
+    CHECK_THROWS_AS(sim.schedule_at(3, event_order_max + 1, rec, 9), std::out_of_range);
+    CHECK_THROWS_AS(sim.schedule_at(3, event_order_min - 1, rec, 9), std::out_of_range);
+    CHECK(sim.pending() == 5);
+    sim.run(10);
+    CHECK(rec.ran == std::vector<std::uint64_t>{2, 4, 3, 1, 0});
+
+    const event_key k{-7, event_order_max, event_seq_limit - 1};
+    CHECK(k.time() == -7);
+    CHECK(k.order() == event_order_max);
+    CHECK(k.seq() == event_seq_limit - 1);
+    CHECK(k < event_key{-6, event_order_min, 0}); // time first, negative times included
+    CHECK(event_key{-6, 0, 5} < event_key{-6, 0, 6});
+    CHECK(event_key{std::numeric_limits<time_point>::min(), 0, 0} < event_key{0, 0, 0});
+}
+
 TEST_CASE("an event scheduled for now runs after the events already waiting at now") {
     simulator sim;
     recorder rec;

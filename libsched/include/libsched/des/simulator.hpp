@@ -13,11 +13,6 @@ namespace libsched::des {
 
 class simulator;
 
-// Order among events of the same instant: lower runs first, equal ones in the order they
-// were scheduled. Each event source declares its own order beside its code; the engine
-// keeps no list of them.
-using event_order = int;
-
 // Receives events. The payload is the model's own (an index, a CPU number...).
 class handler {
 public:
@@ -38,9 +33,14 @@ public:
 
     // Schedules an event at absolute time t. An event in the past is refused
     // (std::logic_error): running it now instead would hide the error that computed it.
+    // Among events of the same instant, a lower order runs first, equal ones in the order
+    // they were scheduled. Each event source declares its own order beside its code; the
+    // engine keeps no list of them.
     event_id schedule_at(time_point t, event_order order, handler& h, std::uint64_t payload = 0) {
         if (t < now_)
             throw std::logic_error("des::simulator: an event scheduled in the past");
+        if (order < event_order_min || order > event_order_max || next_seq_ == event_seq_limit)
+            [[unlikely]] refuse_key(order);
         const event_id id = next_seq_++;
         queue_.push({{t, order, id}, &h, payload});
         return id;
@@ -61,13 +61,13 @@ public:
     // Time of the next scheduled event (possibly one its source will refuse), or max() if
     // none.
     time_point peek() const {
-        return queue_.empty() ? std::numeric_limits<time_point>::max() : queue_.top().key.time;
+        return queue_.empty() ? std::numeric_limits<time_point>::max() : queue_.top().key.time();
     }
 
     // Runs the next event that its source accepts, if its time is before `until`.
     // Returns false if there was none.
     bool step(time_point until = std::numeric_limits<time_point>::max()) {
-        while (!queue_.empty() && queue_.top().key.time < until)
+        while (!queue_.empty() && queue_.top().key.time() < until)
             if (dispatch())
                 return true;
         return false;
@@ -77,7 +77,7 @@ public:
     // to until.
     void run(time_point until) {
         stopped_ = false;
-        while (!stopped_ && !interrupted() && !queue_.empty() && queue_.top().key.time < until)
+        while (!stopped_ && !interrupted() && !queue_.empty() && queue_.top().key.time() < until)
             dispatch();
         if (!stopped_ && !interrupted() && now_ < until) // else the clock stays at the last event
             now_ = until;
@@ -106,12 +106,19 @@ private:
         throw std::overflow_error("des::simulator: now + " + std::to_string(delay) +
                                   " ns cannot be represented");
     }
+    [[noreturn]] static void refuse_key(event_order order) {
+        if (order < event_order_min || order > event_order_max)
+            throw std::out_of_range("des::simulator: event order " + std::to_string(order) +
+                                    " outside [" + std::to_string(event_order_min) + ", " +
+                                    std::to_string(event_order_max) + "]");
+        throw std::overflow_error("des::simulator: more events than sequence numbers");
+    }
 
     bool dispatch() {
         const event e = queue_.pop();
         const time_point before = now_;
-        now_ = e.key.time;
-        if (e.target->fire(*this, e.payload, e.key.seq)) {
+        now_ = e.key.time();
+        if (e.target->fire(*this, e.payload, e.key.seq())) {
             ++processed_;
             return true;
         }
