@@ -64,6 +64,39 @@ def test_simulate_gives_the_numbers_of_run() -> None:
     assert result.provenance.model is not None and result.provenance.model.seed == 5
 
 
+def test_samples_per_entry_keep_the_entries_percentiles_and_the_tasks_statistics() -> None:
+    sleepers = Scenario(
+        name="sleepers",
+        length="1s",
+        machine={"cpus": 2},
+        tasks=[
+            {
+                "name": "s",
+                "count": 6,
+                "behaviour": {
+                    "type": "random",
+                    "run": {"dist": "uniform", "low": "100us", "high": "1ms"},
+                    "sleep": {"dist": "exponential", "mean": "2ms"},
+                },
+            },
+            {"name": "b"},
+        ],
+    )
+    per_task = libsched.simulate(sleepers)
+    per_entry = libsched.simulate(sleepers.with_values({"latency_samples": "entry"}))
+    assert per_entry.summary == per_task.summary
+    latencies = per_entry.task_array("wakeup_latency.p99")
+    assert np.isnan(latencies).all()
+    for name in ("count", "mean", "max"):
+        observable = f"wakeup_latency.{name}"
+        np.testing.assert_array_equal(  # NaN for the burner, which never wakes
+            per_entry.task_array(observable), per_task.task_array(observable)
+        )
+    assert per_task.summary[0].wakeup_latency is not None
+    assert per_task.summary[0].wakeup_latency.p99 is not None
+    assert per_task.summary[0].lateness is not None and per_task.summary[0].lateness.count == 0
+
+
 def test_groups_and_measured_values_are_typed() -> None:
     result = libsched.simulate(PODS)
     document = result.to_dict()

@@ -53,7 +53,9 @@ class Window:
 @dataclass(frozen=True)
 class Latency:
     """Wakeup latency or lateness (ns) of the window's wakeups: count, mean and
-    nearest-rank percentiles; all but ``count`` are ``None`` without a wakeup."""
+    nearest-rank percentiles; all but ``count`` are ``None`` without a wakeup, and a task's
+    percentiles also where the scenario keeps its samples per entry
+    (``latency_samples = "entry"``)."""
 
     count: int
     mean: Optional[float] = None
@@ -193,6 +195,7 @@ class EntrySummary:
     nvcsw_per_s: float
     nivcsw_per_s: float
     wakeup_latency: Optional[Latency] = _of(Latency, optional=True)  # None if measured
+    lateness: Optional[Latency] = _of(Latency, optional=True)  # None if measured
     run_delay: Optional[Latency] = _of(Latency, optional=True)  # None if measured
     # Entries running programs of steps (None otherwise): their passes in the window, per
     # second of it, and the pooled wall time of each pass, ns.

@@ -88,6 +88,49 @@ TEST_CASE("past max_distinct values the samples fold: bounded, within 0.4 % belo
     }
 }
 
+TEST_CASE("statistics only: exact count, sum and extremes, no values, and merging drops them") {
+    const std::vector<duration> v = values(3'000, 500, 5);
+    duration_samples s = duration_samples::statistics_only();
+    for (const duration x : v)
+        s.add(x);
+    const duration_samples full = of(v);
+    CHECK_FALSE(s.values_kept());
+    CHECK_FALSE(s.exact());
+    CHECK(s.size() == full.size());
+    CHECK(s.sum() == full.sum());
+    CHECK(s.min() == full.min());
+    CHECK(s.max() == full.max());
+    CHECK(s.sorted_counts().empty());
+    CHECK(s.begin() == s.end());
+    const stats::sample_summary a = stats::summarize(s);
+    const stats::sample_summary b = stats::summarize(full);
+    CHECK_FALSE(a.percentiles);
+    CHECK(b.percentiles);
+    CHECK(a.count == b.count);
+    CHECK(a.mean == b.mean);
+    CHECK(a.min == b.min);
+    CHECK(a.max == b.max);
+
+    // A pool that takes statistics-only samples keeps only the statistics of the union.
+    duration_samples pool = of(values(1'000, 50, 6));
+    const duration_samples before = pool;
+    pool.merge(s);
+    CHECK_FALSE(pool.values_kept());
+    CHECK(pool.size() == before.size() + s.size());
+    CHECK(pool.sum() == before.sum() + s.sum());
+    CHECK(pool.max() == std::max(before.max(), s.max()));
+    pool.add(7);
+    CHECK(pool.sorted_counts().empty());
+    CHECK(pool.size() == before.size() + s.size() + 1);
+    CHECK(pool.min() == std::min<duration>({before.min(), s.min(), 7}));
+    // Merged into statistics-only samples, values are dropped as well.
+    duration_samples stats_only = duration_samples::statistics_only();
+    stats_only.merge(full);
+    CHECK_FALSE(stats_only.values_kept());
+    CHECK(stats_only.size() == full.size());
+    CHECK_FALSE(stats_only == full);
+}
+
 TEST_CASE("fold keeps the 8 most significant bits") {
     CHECK(duration_samples::fold(0) == 0);
     CHECK(duration_samples::fold(255) == 255);

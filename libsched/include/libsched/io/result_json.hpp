@@ -28,14 +28,15 @@ template <class T> nlohmann::json optional_json(const std::optional<T>& v) {
 }
 
 // count, mean, nearest-rank percentiles and max in ns; the statistics are null without any
-// sample.
+// sample, the percentiles also where the values were not kept (latency_samples = "entry").
 inline nlohmann::json latency_json(const stats::sample_summary& s) {
     const auto value = [&](double v) {
         return s.count == 0 ? nlohmann::json(nullptr) : nlohmann::json(v);
     };
+    const auto rank = [&](double v) { return s.percentiles ? value(v) : nlohmann::json(nullptr); };
     return {
-        {"count", s.count},    {"mean", value(s.mean)}, {"p50", value(s.p50)},
-        {"p90", value(s.p90)}, {"p99", value(s.p99)},   {"p99_9", value(s.p99_9)},
+        {"count", s.count},   {"mean", value(s.mean)}, {"p50", rank(s.p50)},
+        {"p90", rank(s.p90)}, {"p99", rank(s.p99)},    {"p99_9", rank(s.p99_9)},
         {"max", value(s.max)},
     };
 }
@@ -272,6 +273,7 @@ inline nlohmann::json row_json(const stats::row_summary& row, const stats::theor
         {"nvcsw_per_s", row.nvcsw_per_s},
         {"nivcsw_per_s", row.nivcsw_per_s},
         {"wakeup_latency", latency_json(row.wakeup_latency)},
+        {"lateness", latency_json(row.lateness)},
         {"run_delay", latency_json(row.run_delay)},
         {"loops", optional_json(row.loops)},
         {"loops_per_s", optional_json(row.loops_per_s)},
@@ -279,8 +281,9 @@ inline nlohmann::json row_json(const stats::row_summary& row, const stats::theor
         {"last_exit", optional_json(row.last_exit)},
         {"theory_share", optional_json(theory_share)},
         {"theory_ratio", optional_json(theory_share ? theory.ratio(*theory_share) : std::nullopt)}};
-    if (measured) { // user space sees neither distribution
+    if (measured) { // user space sees none of the distributions
         j["wakeup_latency"] = nullptr;
+        j["lateness"] = nullptr;
         j["run_delay"] = nullptr;
     }
     return j;

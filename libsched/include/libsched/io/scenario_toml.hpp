@@ -665,6 +665,9 @@ inline scenario read_scenario(const toml::table& root, std::string default_name,
     t.take_into("repetitions", sc.repetitions, read_int);
     t.take_into("seed", sc.seed, read_seed);
     t.take_into("reference", sc.reference, read_string);
+    t.take_into("latency_samples", sc.latency_samples,
+                choice_reader<sample_scope>(
+                    {{"task", sample_scope::task}, {"entry", sample_scope::entry}}));
     t.take_into("machine", sc.machine, [&log](const toml::node& m, const std::string& f) {
         return read_machine(m, f, log);
     });

@@ -26,6 +26,8 @@ public:
     observer(des::simulator& sim, Core& c, const scenario& sc)
         : sim_(sim), core_(c), window_start_(sc.window_start), window_stop_(sc.window_stop()),
           cpus_(static_cast<std::size_t>(c.nr_cpus())), observe_h_(this) {
+        if (sc.latency_samples == sample_scope::entry)
+            pools_.resize(sc.tasks.size());
         if (sc.machine.smt_throughput)
             smt_.emplace(topology_of(sc.machine), *sc.machine.smt_throughput);
         sim_.schedule_at(window_start_, observe_order, observe_h_, 0);
@@ -42,11 +44,17 @@ public:
         waits_.reserve(n);
     }
 
-    // steps: the task runs a program of steps, whose passes are counted.
-    void add(task& t, bool steps = false) {
+    // steps: the task runs a program of steps, whose passes are counted; entry: its
+    // [[tasks]] entry.
+    void add(task& t, bool steps = false, std::size_t entry = 0) {
         tasks_.push_back(&t);
-        records_.emplace_back();
-        records_.back().steps = steps;
+        record& rc = records_.emplace_back();
+        rc.steps = steps;
+        if (!pools_.empty()) { // the values go to the entry's pool, the task keeps statistics
+            rc.pool = &pools_.at(entry);
+            rc.latencies = rc.lateness = rc.run_delay = rc.loop_time =
+                duration_samples::statistics_only();
+        }
         waits_.emplace_back();
         if (smt_)
             smt_->add(t);
@@ -71,7 +79,7 @@ public:
             return;
         record& rc = rec(t);
         ++rc.loops;
-        rc.loop_time.add(now - began);
+        add(rc, &samples::loop_time, now - began);
     }
     // The task was forked: it waits for its first run from now.
     void forked(const task& t) { became_runnable(t); }
@@ -98,11 +106,11 @@ public:
             }
         }
         if (w.wake_time >= 0) {
-            records_[i].latencies.add(now - w.wake_time);
+            add(records_[i], &samples::latencies, now - w.wake_time);
             w.wake_time = -1;
         }
         if (w.due >= 0) {
-            records_[i].lateness.add(now - w.due);
+            add(records_[i], &samples::lateness, now - w.due);
             w.due = -1;
         }
     }
@@ -158,15 +166,26 @@ public:
         tr.run_delay = rc.run_delay;
         tr.run_delay_max_at = rc.run_delay_max_at;
         tr.exited = rc.exited;
-        if (rc.steps) {
+        tr.loop_time = rc.loop_time; // empty unless the task runs a program of steps
+        if (rc.steps)
             tr.loops = rc.loops;
-            tr.loop_time = rc.loop_time;
-        }
         if (smt_) {
             tr.work_ns = smt_->work_ns(t, sim_.now());
             tr.window_work_ns = rc.at_end.work_ns - rc.at_start.work_ns;
         }
         return tr;
+    }
+
+    // Each entry's pooled distributions, in the scenario's order; none unless the scenario
+    // keeps them per entry.
+    std::vector<entry_samples> entry_figures(const scenario& sc) {
+        for (std::size_t i = 0; i < records_.size(); ++i)
+            hand_over_run_delays(i);
+        std::vector<entry_samples> out;
+        for (std::size_t e = 0; e < pools_.size(); ++e)
+            out.push_back({sc.tasks[e].name, pools_[e].latencies, pools_[e].lateness,
+                           pools_[e].run_delay, pools_[e].loop_time});
+        return out;
     }
 
     cpu_result cpu_figures(int cpu) const {
@@ -204,17 +223,20 @@ private:
         std::array<duration, 3> run_delays{}; // recorded, not yet in record::run_delay
         std::uint8_t run_delays_held = 0;
     };
-    struct record {
+    struct samples {
         duration_samples latencies;
         duration_samples lateness;
         duration_samples run_delay;
+        duration_samples loop_time;
+    };
+    struct record : samples {
+        samples* pool = nullptr; // the entry's, where the values are kept per entry
         sim_time run_delay_max_at = -1;
         snapshot at_start, at_end;
         std::int64_t ru_utime_us = 0, ru_stime_us = 0;
         sim_time exited = -1;
         bool steps = false;
         std::uint64_t loops = 0;
-        duration_samples loop_time;
     };
     struct cpu_window {
         duration busy_at_start = 0, busy_at_end = 0;
@@ -237,10 +259,17 @@ private:
             wait_of(t).runnable_since = sim_.now();
     }
 
+    // A measurement for the task, and for its entry's pool if there is one.
+    static void add(record& rc, duration_samples samples::*kind, duration d) {
+        (rc.*kind).add(d);
+        if (rc.pool != nullptr)
+            (rc.pool->*kind).add(d);
+    }
+
     void hand_over_run_delays(std::size_t i) {
         wait& w = waits_[i];
         for (std::size_t k = 0; k < w.run_delays_held; ++k)
-            records_[i].run_delay.add(w.run_delays[k]);
+            add(records_[i], &samples::run_delay, w.run_delays[k]);
         w.run_delays_held = 0;
     }
 
@@ -286,7 +315,8 @@ private:
     sim_time window_start_, window_stop_;
     std::vector<task*> tasks_;
     std::vector<record> records_;
-    std::vector<wait> waits_; // beside records_, by task index
+    std::vector<wait> waits_;    // beside records_, by task index
+    std::vector<samples> pools_; // per entry, where the values are kept per entry
     std::vector<cpu_window> cpus_;
     des::member_handler<observer, &observer::observe> observe_h_;
     std::optional<smt_work_meter> smt_;

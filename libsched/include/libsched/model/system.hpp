@@ -122,6 +122,7 @@ public:
             tr.started = workload_.start_of(t);
             out.tasks.push_back(std::move(tr));
         }
+        out.entries = observer_.entry_figures(sc_);
         for (int c = 0; c < core_.nr_cpus(); ++c)
             out.cpus.push_back(observer_.cpu_figures(c));
         out.task_groups = task_group_figures(out.tasks);
@@ -288,7 +289,7 @@ private:
                 for (const affinity_change_spec& a : spec.set_affinity)
                     changes.push_back(effective_cpus(sc_.machine, spec, a.cpus));
                 core_.sched_fork(*t, parent_cpu(*t));
-                observer_.add(*t, spec.behaviour.type == behaviour_spec::kind::steps);
+                observer_.add(*t, spec.behaviour.type == behaviour_spec::kind::steps, e);
                 workload_.add(*t, spec, forks[e][static_cast<std::size_t>(i)], std::move(changes));
                 entries_.push_back(static_cast<std::uint32_t>(e));
                 tasks_.push_back(std::move(t));

@@ -4,6 +4,9 @@
 // while there are at most max_distinct different ones; beyond that each is kept to its 8
 // most significant bits (within 0.4 % below its value, at most 128 distinct values per
 // power of two), for good. Count, sum, minimum and maximum stay exact either way.
+//
+// A statistics-only instance (statistics_only()) keeps just those four, in constant memory:
+// a task's samples when a run keeps the values per [[tasks]] entry instead.
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -27,18 +30,26 @@ public:
         for (const duration v : values)
             add(v);
     }
+    // Count, sum, minimum and maximum only: no values, so no percentiles.
+    static duration_samples statistics_only() {
+        duration_samples d;
+        d.values_kept_ = false;
+        return d;
+    }
 
     void add(duration v) {
         sum_ += v;
         min_ = count_ == 0 ? v : std::min(min_, v);
         max_ = count_ == 0 ? v : std::max(max_, v);
         ++count_;
+        if (!values_kept_)
+            return;
         pending_.push_back(v);
         if (pending_.size() >= pending_limit)
             compact();
     }
 
-    // Every value of other, as if added here.
+    // Every value of other, as if added here; the values are dropped if other kept none.
     void merge(const duration_samples& other) {
         if (other.count_ == 0)
             return;
@@ -46,6 +57,13 @@ public:
         min_ = count_ == 0 ? other.min_ : std::min(min_, other.min_);
         max_ = count_ == 0 ? other.max_ : std::max(max_, other.max_);
         count_ += other.count_;
+        if (!other.values_kept_ && values_kept_) {
+            values_kept_ = folded_ = false;
+            counts_ = {};
+            pending_ = {};
+        }
+        if (!values_kept_)
+            return;
         std::vector<value_count> theirs = other.sorted_counts();
         if (other.folded_ && !folded_) {
             folded_ = true;
@@ -59,8 +77,11 @@ public:
 
     std::size_t size() const { return static_cast<std::size_t>(count_); }
     bool empty() const { return count_ == 0; }
-    // Whether every value is kept exactly (false once past max_distinct different ones).
-    bool exact() const { return !folded_; }
+    // Whether every value is kept exactly (false once past max_distinct different ones, or
+    // without values).
+    bool exact() const { return values_kept_ && !folded_; }
+    // Whether the values are kept at all (false: statistics_only()).
+    bool values_kept() const { return values_kept_; }
     duration min() const { return min_; }
     duration max() const { return max_; }
     s128 sum() const { return sum_; }
@@ -70,7 +91,7 @@ public:
         std::uint64_t count;
         bool operator==(const value_count&) const = default;
     };
-    // The values with their counts, ascending.
+    // The values with their counts, ascending (none without values).
     const std::vector<value_count>& sorted_counts() const {
         settle();
         return counts_;
@@ -116,7 +137,8 @@ public:
 
     // The same multiset of values.
     bool operator==(const duration_samples& other) const {
-        return count_ == other.count_ && sum_ == other.sum_ &&
+        return count_ == other.count_ && sum_ == other.sum_ && min_ == other.min_ &&
+               max_ == other.max_ && values_kept_ == other.values_kept_ &&
                sorted_counts() == other.sorted_counts();
     }
 
@@ -205,6 +227,7 @@ private:
     std::uint64_t count_ = 0;
     duration min_ = 0, max_ = 0;
     bool folded_ = false;
+    bool values_kept_ = true;
 };
 
 } // namespace libsched

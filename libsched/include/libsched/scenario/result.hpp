@@ -120,9 +120,17 @@ struct task_group_result {
     cfs_bandwidth_stat cpu_stat, window_cpu_stat;
 };
 
+// An entry's distributions, pooled over its tasks, where the run keeps them per entry
+// (scenario::latency_samples); its tasks' own then hold count, sum, minimum and maximum only.
+struct entry_samples {
+    std::string entry;
+    duration_samples wakeup_latency, lateness, run_delay, loop_time;
+};
+
 struct repetition_result {
     std::uint64_t seed = 0; // model internal, like events: a real run has no seed
     std::vector<task_result> tasks;
+    std::vector<entry_samples> entries; // one per [[tasks]] entry, per-entry samples only
     std::vector<cpu_result> cpus;
     std::vector<task_group_result> task_groups; // parents before children; none without groups
     std::uint64_t events = 0;                   // engine events processed

@@ -306,6 +306,12 @@ struct measured_spec {
     std::vector<std::string> known_gaps;
 };
 
+// Where a run keeps the distributions of wakeup latency, lateness, run delay and loop time:
+// per task (each task's percentiles are reported), or per [[tasks]] entry (the entries'
+// percentiles only; each task keeps its count, mean, minimum and maximum, so its memory
+// stays flat however long the run).
+enum class sample_scope { task, entry };
+
 struct scenario {
     std::string name;
     std::string description;
@@ -319,6 +325,7 @@ struct scenario {
     int repetitions = 1;
     std::uint64_t seed = 1; // repetition r uses seed + r
     std::string reference;  // entry for the ratio column
+    sample_scope latency_samples = sample_scope::task;
     measured_spec measured;
 
     sim_time window_stop() const { return window_end.value_or(length); }

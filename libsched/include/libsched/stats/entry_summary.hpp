@@ -35,6 +35,7 @@ struct row_summary {
     double nvcsw_per_s = 0;         // voluntary switches in the window per second of window
     double nivcsw_per_s = 0;        // involuntary ones
     sample_summary wakeup_latency;  // ns, pooled over members and repetitions
+    sample_summary lateness;        // ns, members on an absolute timer, pooled likewise
     sample_summary run_delay;       // ns, each wait on a run queue, pooled likewise
     // Members running a program of steps: the passes ending in the window, per second of
     // it, and each pass's wall time (ns, pooled); unset / empty otherwise.
@@ -77,6 +78,7 @@ struct repetition_totals {
 struct row_members {
     std::vector<repetition_totals> totals; // one per repetition
     duration_samples latencies;            // pooled over members and repetitions
+    duration_samples lateness;             // the same
     duration_samples run_delay;            // the same
     duration_samples loop_time;            // the same
     bool steps = false;                    // some member runs a program of steps
@@ -87,21 +89,36 @@ struct row_members {
 inline constexpr std::size_t no_row = static_cast<std::size_t>(-1);
 
 // One pass over every task of every repetition; row_of(task) is the task's row or no_row.
+// by_entry: row i is entry i, whose distributions come from the repetition's per-entry
+// samples where it has them (the tasks then keep no values).
 template <class RowOf>
-std::vector<row_members> gather(const run_result& result, std::size_t rows, RowOf row_of) {
+std::vector<row_members> gather(const run_result& result, std::size_t rows, RowOf row_of,
+                                bool by_entry = false) {
     std::vector<row_members> members(rows);
     for (row_members& m : members)
         m.totals.resize(result.repetitions.size());
     for (std::size_t r = 0; r < result.repetitions.size(); ++r) {
+        const std::vector<entry_samples>& pools = result.repetitions[r].entries;
+        const bool pooled = by_entry && pools.size() == rows;
+        for (std::size_t row = 0; pooled && row < rows; ++row) {
+            row_members& m = members[row];
+            m.latencies.merge(pools[row].wakeup_latency);
+            m.lateness.merge(pools[row].lateness);
+            m.run_delay.merge(pools[row].run_delay);
+            m.loop_time.merge(pools[row].loop_time);
+        }
         for (const task_result& task : result.repetitions[r].tasks) {
             const std::size_t row = row_of(task);
             if (row == no_row)
                 continue;
             row_members& m = members[row];
             m.totals[r].add(task);
-            m.latencies.merge(task.wakeup_latency);
-            m.run_delay.merge(task.run_delay);
-            m.loop_time.merge(task.loop_time);
+            if (!pooled) {
+                m.latencies.merge(task.wakeup_latency);
+                m.lateness.merge(task.lateness);
+                m.run_delay.merge(task.run_delay);
+                m.loop_time.merge(task.loop_time);
+            }
             m.steps = m.steps || task.loops.has_value();
             if (r == 0 && m.tasks == 0)
                 m.nice = task.nice;
@@ -198,6 +215,7 @@ inline row_summary finish_row(row_summary row, const row_members& m, double wind
     row.jratio = median.ratio(m.totals, reference, &t::jiffies);
     row.ru_ratio = median.ratio(m.totals, reference, &t::ru_utime_ms);
     row.wakeup_latency = summarize(m.latencies);
+    row.lateness = summarize(m.lateness);
     row.run_delay = summarize(m.run_delay);
     if (m.steps) {
         row.loops = median.of(m.totals, &t::loops);
@@ -225,13 +243,13 @@ inline std::vector<repetition_totals> reference_totals(const run_result& result,
 template <class Key, class Head>
 std::vector<row_summary> summary_rows(const run_result& result, const scenario& sc,
                                       const std::vector<std::string_view>& names, Key key,
-                                      Head head) {
+                                      Head head, bool by_entry) {
     std::vector<row_summary> rows;
     const double window_s = window_seconds(result, sc);
     const auto reference = reference_totals(result, sc);
     row_index row_of(names);
-    const auto members =
-        gather(result, names.size(), [&](const task_result& t) { return row_of(key(t)); });
+    const auto members = gather(
+        result, names.size(), [&](const task_result& t) { return row_of(key(t)); }, by_entry);
     repetition_medians median;
     rows.reserve(names.size());
     for (std::size_t i = 0; i < names.size(); ++i)
@@ -256,7 +274,8 @@ inline std::vector<row_summary> summarize_entries(const run_result& result, cons
             row.name = row.entry = sc.tasks[i].name;
             row.nice = clamp_nice(sc.tasks[i].nice).nice;
             return row;
-        });
+        },
+        true);
 }
 
 // One row per task instance, in the order of the first repetition; ratios are to the
@@ -276,7 +295,8 @@ inline std::vector<row_summary> summarize_tasks(const run_result& result, const 
             row.name = first[i].name;
             row.entry = first[i].entry;
             return row;
-        });
+        },
+        false);
 }
 
 } // namespace libsched::stats

@@ -108,6 +108,9 @@ struct sample_summary {
     double p99 = 0;
     double p99_9 = 0;
     double max = 0;
+    // false: the values were not kept (duration_samples::statistics_only()), so the
+    // percentiles are unknown (left 0); count, mean, min and max are exact.
+    bool percentiles = true;
 };
 
 template <sample_value T> sample_summary summarize(const std::vector<T>& v) {
@@ -125,14 +128,21 @@ template <sample_value T> sample_summary summarize(const std::vector<T>& v) {
 }
 
 // The summary of a duration_samples: count, mean, minimum and maximum exact; percentiles
-// exact while the samples are (duration_samples::exact()).
+// exact while the samples are (duration_samples::exact()), none without values.
 inline sample_summary summarize(const duration_samples& v) {
     if (v.empty())
         return {};
-    const auto counts = v.sorted_counts();
     const std::size_t n = v.size();
+    const double mean = static_cast<double>(v.sum()) / static_cast<double>(n);
+    if (!v.values_kept()) {
+        sample_summary s{n, mean, static_cast<double>(v.min())};
+        s.max = static_cast<double>(v.max());
+        s.percentiles = false;
+        return s;
+    }
+    const auto counts = v.sorted_counts();
     return {n,
-            static_cast<double>(v.sum()) / static_cast<double>(n),
+            mean,
             static_cast<double>(v.min()),
             detail::nearest_rank(counts, n, 50),
             detail::nearest_rank(counts, n, 90),
