@@ -575,6 +575,17 @@ void run_scale_tables(bool quick) {
         run_scale({"burners", burners_on_one_cpu({6, 6}, 8192, 200 * nsec_per_sec), 8192});
         run_scale({"burners", burners_on_one_cpu({6, 6}, 8192, 1200 * nsec_per_sec), 8192});
     }
+    // With the latency samples kept per entry (latency_samples = "entry"): "mixed/e".
+    const auto per_entry = [](scenario sc) {
+        sc.latency_samples = sample_scope::entry;
+        return sc;
+    };
+    run_scale({"mixed/e", per_entry(mixed_on_many_cpus({2, 16, 2, 1000, quick ? 1 : 10})), 1000});
+    if (!quick) {
+        run_scale({"mixed/e", per_entry(mixed_on_many_cpus({2, 16, 2, 1000, 60})), 1000});
+        run_scale({"mixed/e", per_entry(mixed_on_many_cpus(scale_shape(1024, 102400, 1))),
+                   102400});
+    }
 }
 
 int usage(std::FILE* out, int status) {
