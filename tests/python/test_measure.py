@@ -288,10 +288,30 @@ def test_rejects_bad_arguments() -> None:
         libsched.measure(Text('[[tasks]]\nname = "a"\n'), repetitions=0)
 
 
+@pytest.mark.parametrize(
+    ("release", "version"),
+    [
+        ("6.18.44-fc-v1045", "6.18.44"),
+        ("6.18.0-rc2", "6.18"),
+        ("5.15.0-91-generic", "5.15"),
+        ("6.8.12", "6.8.12"),
+        ("6.12", "6.12"),
+    ],
+)
+def test_a_kernel_release_names_its_patch_level(release: str, version: str) -> None:
+    assert _host.kernel_version(release) == version
+
+
+def test_a_release_that_is_no_version_is_refused() -> None:
+    with pytest.raises(ValueError, match="no kernel release"):
+        _host.kernel_version("linux")
+
+
 def test_host_machine_is_a_machine_table_the_reader_accepts() -> None:
     machine = libsched.host_machine()
     assert machine["cpus"] == len(HOST.online)
-    assert machine["kernel"] == SERIES
+    assert machine["kernel"].startswith(SERIES)
+    assert machine["kernel"] == _host.kernel_version(HOST.release)
     toml = machine_toml(machine) + '\n[[tasks]]\nname = "a"\n'
     plan = json.loads(libsched._core.measure.scenario_plan(toml, "<host>")[0])
     assert plan["machine"]["cpus"] == len(HOST.online)

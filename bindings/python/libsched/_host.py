@@ -8,6 +8,7 @@ import errno
 import gzip
 import json
 import os
+import re
 import resource
 import time
 from dataclasses import dataclass, field
@@ -102,6 +103,16 @@ def kernel_series(release: str) -> tuple[int, int]:
     """(major, minor) of a release string such as "6.18.4-generic"."""
     parts = release.split("-")[0].split(".")
     return int(parts[0]), int(parts[1])
+
+
+def kernel_version(release: str) -> str:
+    """The release as the model names one: "6.18.4" of "6.18.4-generic", "6.18" of
+    "6.18.0-rc2"; the patch level selects the stable fixes the release carries."""
+    numbers = re.match(r"(\d+)\.(\d+)(?:\.(\d+))?", release)
+    if numbers is None:
+        raise ValueError(f"{release!r} is no kernel release")
+    major, minor, patch = numbers.groups()
+    return f"{major}.{minor}" + (f".{patch}" if patch and int(patch) > 0 else "")
 
 
 @dataclass

@@ -852,13 +852,14 @@ def measure(
 
 def host_machine() -> dict[str, Any]:
     """The host as a scenario's ``[machine]`` table: ``cpus``, ``topology`` (a shape, or
-    ``"host"`` when no shape gives it), ``kernel`` (major.minor), ``hz``, ``cgroup_version``
-    and ``autogroup`` where the host shows them."""
+    ``"host"`` when no shape gives it), ``kernel`` (the release with its patch level, whose
+    stable fixes the model then has), ``hz``, ``cgroup_version`` and ``autogroup`` where
+    the host shows them."""
     host = _host.read_host()
     machine: dict[str, Any] = {"cpus": len(host.online)}
     shape = host.topology["shape"]
     machine["topology"] = {k: v for k, v in shape.items()} if shape else "host"
-    machine["kernel"] = f"{host.series[0]}.{host.series[1]}"
+    machine["kernel"] = _host.kernel_version(host.release)
     if host.hz is not None:
         machine["hz"] = host.hz
     if host.cgroup is not None:

@@ -422,8 +422,8 @@ TEST_CASE("NEXT_BUDDY under EEVDF: the wakee is marked and picked next while eli
     // After a runs 0.5 ms, V = V0 + 0.5/3 ms: a is ineligible, b and c (at V0) eligible. b
     // and c have the same deadline or b the earlier one (6.12+: b forked with half a slice),
     // and b is to the left, so without the buddy the pick is b; with it, c.
-    for (const kernel_version v :
-         {kernel_version{6, 6}, kernel_version{6, 12}, kernel_version{6, 18}}) {
+    for (const kernel_version v : {kernel_version{6, 6}, kernel_version{6, 12},
+                                   kernel_version{6, 18}, kernel_version{6, 18, 32}}) {
         for (const bool next_buddy : {false, true}) {
             INFO(v.str() << (next_buddy ? " NEXT_BUDDY" : ""));
             buddy_case s(v, next_buddy);
@@ -475,17 +475,20 @@ TEST_CASE("the pick honours a next buddy under PICK_BUDDY from 6.14, 6.12.13 and
     }
 }
 
-TEST_CASE("6.19 NEXT_BUDDY: pick_eevdf() honours the buddy, so an eligible wakee preempts") {
+TEST_CASE("6.19 and 6.18.33 NEXT_BUDDY: pick_eevdf() honours the buddy, so a wakee preempts") {
     // e837456fdca8: the buddy test moved into __pick_eevdf(), ahead of curr's protection,
     // and the wakee is marked before the wakeup's own pick: c is eligible, so the wakeup
-    // preempts at once. Without NEXT_BUDDY a stays protected.
-    for (const bool next_buddy : {false, true}) {
-        INFO((next_buddy ? "NEXT_BUDDY" : "default"));
-        buddy_case s({6, 19}, next_buddy);
-        s.cpu.wake(s.c);
-        CHECK(s.cpu.r.need_resched == next_buddy);
-        if (next_buddy)
-            CHECK(&s.cpu.switch_to_next() == &s.c);
+    // preempts at once. Without NEXT_BUDDY a stays protected. Linux 6.18.33 took the
+    // rework (6.18.32 is 6.18, above).
+    for (const kernel_version v : {kernel_version{6, 19}, kernel_version{6, 18, 33}}) {
+        for (const bool next_buddy : {false, true}) {
+            INFO(v.str() << (next_buddy ? " NEXT_BUDDY" : " default"));
+            buddy_case s(v, next_buddy);
+            s.cpu.wake(s.c);
+            CHECK(s.cpu.r.need_resched == next_buddy);
+            if (next_buddy)
+                CHECK(&s.cpu.switch_to_next() == &s.c);
+        }
     }
 }
 
@@ -496,24 +499,25 @@ TEST_CASE("6.19: PREEMPT_SHORT comes before the fork test, so a shorter-slice ch
     // 0.5 ms of its half slice; a child with a 0.4 ms slice, placed at V, has the earlier
     // deadline and is picked ignoring the hog's protection. With the default slice the
     // fork test returns first.
-    for (const bool shorter : {false, true}) {
-        INFO((shorter ? "0.4 ms slice" : "default slice"));
-        const kernel_version v{6, 19};
-        fair_cpu cpu(fair_params(v, default_tunables(v, 8, 1000)));
-        task hog, child;
-        hog.pid = 1;
-        child.pid = 2;
-        cpu.fork(hog);
-        REQUIRE(&cpu.switch_to_next() == &hog);
-        cpu.r.clock_task += ms / 2;
-        cpu.fc.update_curr(cpu.r);
-        if (shorter) {
-            child.se.custom_slice = true;
-            child.se.slice = 400'000;
+    for (const kernel_version v : {kernel_version{6, 19}, kernel_version{6, 18, 33}}) {
+        for (const bool shorter : {false, true}) {
+            INFO(v.str() << (shorter ? " 0.4 ms slice" : " default slice"));
+            fair_cpu cpu(fair_params(v, default_tunables(v, 8, 1000)));
+            task hog, child;
+            hog.pid = 1;
+            child.pid = 2;
+            cpu.fork(hog);
+            REQUIRE(&cpu.switch_to_next() == &hog);
+            cpu.r.clock_task += ms / 2;
+            cpu.fc.update_curr(cpu.r);
+            if (shorter) {
+                child.se.custom_slice = true;
+                child.se.slice = 400'000;
+            }
+            cpu.fork(child);
+            cpu.fc.wakeup_preempt(cpu.r, child, wake_flags::fork);
+            CHECK(cpu.r.need_resched == shorter);
         }
-        cpu.fork(child);
-        cpu.fc.wakeup_preempt(cpu.r, child, wake_flags::fork);
-        CHECK(cpu.r.need_resched == shorter);
     }
 }
 

@@ -128,9 +128,9 @@ inline sched_entity* pick_eevdf(const fair_params& p, cfs_rq& q, bool protect = 
 
     if (p.since(6, 8) && q.nr_queued == 1)
         return curr != nullptr && curr->on_rq ? curr : first;
-    // 6.19 (e837456fdca8): the next buddy, if eligible, here rather than in
+    // 6.19, 6.18.33 (e837456fdca8): the next buddy, if eligible, here rather than in
     // pick_next_entity(), so that the wakeup test sees it too.
-    if (p.since(6, 19) && p.feat(feature::pick_buddy) && q.next != nullptr &&
+    if (p.reworked_next_buddy() && p.feat(feature::pick_buddy) && q.next != nullptr &&
         entity_eligible(q, *q.next))
         return q.next;
 

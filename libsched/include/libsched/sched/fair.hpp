@@ -190,9 +190,9 @@ public:
         sched_entity& wakee = p.se;
         // NEXT_BUDDY marks a non-fork wakee before any other test: old CFS only on a busy
         // queue (6.6's "sched/fair: Commit to EEVDF" dropped that test), not a delayed wakee
-        // from 6.13 and 6.12.7 (493afbd187c4); 6.19 marks it further down (e837456fdca8).
+        // from 6.13 and 6.12.7 (493afbd187c4); 6.19 and 6.18.33 mark it further down (e837456fdca8).
         bool next_buddy_marked = false;
-        if (p_.feat(feature::next_buddy) && !fork && !p_.since(6, 19) &&
+        if (p_.feat(feature::next_buddy) && !fork && !p_.reworked_next_buddy() &&
             (p_.eevdf() ? !(wakee.sched_delayed && p_.carries(next_buddy_not_delayed)) : scale)) {
             set_next_buddy(wakee);
             next_buddy_marked = true;
@@ -833,10 +833,10 @@ private:
     bool eevdf_wakeup_preempts(cfs_rq& q, sched_entity& pse, sched_entity& se, bool fork) {
         if (p_.since(6, 17)) {
             const bool shorter = p_.feat(feature::preempt_short) && pse.slice < se.slice;
-            // 6.19 (e837456fdca8), past the PREEMPT_SHORT test: a fork or a delayed wakee
+            // 6.19, 6.18.33 (e837456fdca8), past the PREEMPT_SHORT test: a fork or a delayed wakee
             // never preempts; NEXT_BUDDY marks the wakee unless the buddy's deadline is
             // earlier (set_preempt_buddy), and pick_eevdf() then honours it.
-            if (p_.since(6, 19) && !shorter) {
+            if (p_.reworked_next_buddy() && !shorter) {
                 if (fork || pse.sched_delayed)
                     return false;
                 if (p_.feat(feature::next_buddy) &&
@@ -848,8 +848,8 @@ private:
                     eevdf::cancel_protect_slice(p_, se);
                 return true;
             }
-            // 6.17-6.18 shrink the protection for a shorter-slice wakee, 6.19 for any.
-            if (p_.feat(feature::run_to_parity) && (shorter || p_.since(6, 19)))
+            // 6.17-6.18 shrink the protection for a shorter-slice wakee, 6.19 (6.18.33) for any.
+            if (p_.feat(feature::run_to_parity) && (shorter || p_.reworked_next_buddy()))
                 eevdf::update_protect_slice(p_, q, se);
             return false;
         }
@@ -866,10 +866,11 @@ private:
             cfs::clear_buddies(q, *se);
             return se;
         }
-        // The buddy is honoured under buddy_. 6.19 (e837456fdca8) moved the test into
+        // The buddy is honoured under buddy_. 6.19, 6.18.33 (e837456fdca8) moved the test into
         // pick_eevdf().
         sched_entity* se = nullptr;
-        if (!p_.since(6, 19) && p_.feat(buddy_) && q.next != nullptr && entity_eligible(q, *q.next))
+        if (!p_.reworked_next_buddy() && p_.feat(buddy_) && q.next != nullptr &&
+            entity_eligible(q, *q.next))
             se = q.next;
         else
             se = eevdf::pick_eevdf(p_, q);

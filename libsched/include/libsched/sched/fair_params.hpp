@@ -27,6 +27,8 @@ struct fair_params {
     bool eevdf() const { return series_ >= first_eevdf_kernel.series(); }
     // Whether the release, at its patch level, has a fix that stable updates took.
     bool carries(const stable_fix& f) const { return libsched::carries(version, f); }
+    // carries(next_buddy_rework), asked at every pick: kept.
+    bool reworked_next_buddy() const { return reworked_next_buddy_; }
     // The run-queue tree's order: by deadline for EEVDF (as 6.8+; 6.6-6.7 ordered by
     // vruntime, with the same picks but among equal deadlines), by vruntime for old CFS.
     bool timeline_by_deadline() const { return eevdf(); }
@@ -37,6 +39,7 @@ struct fair_params {
 
 private:
     std::int64_t series_ = version.series();
+    bool reworked_next_buddy_ = libsched::carries(version, next_buddy_rework);
 };
 
 } // namespace libsched

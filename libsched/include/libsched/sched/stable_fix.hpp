@@ -65,7 +65,20 @@ inline constexpr stable_fix untangled_next_buddy{
     {6, 14},
     {{{6, 12, 13}, {6, 13, 2}, {0, 0}}}};
 
-inline constexpr std::array<const stable_fix*, 4> stable_fixes = {
-    &reduced_base_slice, &idle_loses_protection, &next_buddy_not_delayed, &untangled_next_buddy};
+// e837456fdca8 "sched/fair: Reimplement NEXT_BUDDY to align with EEVDF goals": 6.19, as
+// it stands there after 15257cc2f905 ("Revert force wakeup preemption", 6.19-rc7); the
+// feature NEXT_BUDDY stays off. The stable tree's push of Linux 6.18.33 (23 May 2026)
+// carries both (and two later fixes of the same function, not modelled: docs/model.md).
+inline constexpr stable_fix next_buddy_rework{
+    "e837456fdca8",
+    "the wakeup test of the NEXT_BUDDY rework: a fork or a delayed wakee never preempts, "
+    "the pick honours the next buddy ahead of curr's protection, and a wakee that does not "
+    "preempt shrinks that protection",
+    {6, 19},
+    {{{6, 18, 33}, {0, 0}, {0, 0}}}};
+
+inline constexpr std::array<const stable_fix*, 5> stable_fixes = {
+    &reduced_base_slice, &idle_loses_protection, &next_buddy_not_delayed, &untangled_next_buddy,
+    &next_buddy_rework};
 
 } // namespace libsched
