@@ -88,6 +88,12 @@ public:
         for (int e = 0; e < entries; ++e)
             sc.tasks.push_back(random_task(sc, e));
         add_wakeup_costs(sc);
+        // Drawn last as well: now and then the samples kept per entry, and a 6.18 stable
+        // release with 6.19's wakeup test (stable_fix.hpp).
+        if (pick(0, 3) == 1)
+            sc.latency_samples = sample_scope::entry;
+        if (sc.machine.kernel == kernel_version{6, 18} && pick(0, 1) == 1)
+            sc.machine.kernel = kernel_version{6, 18, 33};
         return sc;
     }
 
