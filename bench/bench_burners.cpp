@@ -583,6 +583,9 @@ void run_scale_tables(bool quick) {
     run_scale({"mixed/e", per_entry(mixed_on_many_cpus({2, 16, 2, 1000, quick ? 1 : 10})), 1000});
     if (!quick) {
         run_scale({"mixed/e", per_entry(mixed_on_many_cpus({2, 16, 2, 1000, 60})), 1000});
+        // Twice the tasks on the same machine: the difference is what a task adds.
+        run_scale({"mixed/e", per_entry(mixed_on_many_cpus({2, 16, 2, 2000, 10})), 2000});
+        run_scale({"mixed/e", per_entry(mixed_on_many_cpus({2, 16, 2, 4000, 10})), 4000});
         run_scale({"mixed/e", per_entry(mixed_on_many_cpus(scale_shape(1024, 102400, 1))),
                    102400});
     }
