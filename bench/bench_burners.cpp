@@ -108,6 +108,7 @@ struct op_counts {
     std::uint64_t tree_updates = 0;
     double tree_size = 0;
     double pending = 0;
+    bool by_deadline = true; // the release's tree: by deadline and augmented (EEVDF) or not
     double tree_per_event() const {
         return static_cast<double>(tree_updates) / static_cast<double>(events);
     }
@@ -157,6 +158,7 @@ op_counts count_ops(const scenario& sc) {
     c.tree_updates = picks + migrations;
     c.tree_size = static_cast<double>(queued) / samples / sys.nr_cpus();
     c.pending = static_cast<double>(pending) / samples;
+    c.by_deadline = sys.cpu_rq(0).cfs.tasks_timeline.by_deadline();
     return c;
 }
 
@@ -218,11 +220,12 @@ double bare_tree_ns(int n, int reps, int ops) {
     return ns;
 }
 
-// The same on libsched's own timeline (its augmented values kept up): the model's tree,
-// not part of the floor, printed beside it.
-double timeline_ns(int n, int reps, int ops) {
+// The same on libsched's own timeline as the release keeps it (EEVDF's by deadline, its
+// augmented values kept up; the old CFS's plain): the model's tree, not part of the floor,
+// printed beside it.
+double timeline_ns(int n, bool by_deadline, int reps, int ops) {
     const auto entities = std::make_unique<sched_entity[]>(static_cast<std::size_t>(n));
-    detail::timeline tree(false);
+    detail::timeline tree(by_deadline);
     for (int i = 0; i < n; ++i) {
         sched_entity& se = entities[static_cast<std::size_t>(i)];
         se.vruntime = static_cast<u64>(i) * key_step;
@@ -288,7 +291,7 @@ floor_costs measure_floor(const op_counts& c, bool quick) {
     f.tree_n = std::max(1, static_cast<int>(std::lround(c.tree_size)));
     f.queue_n = std::max(1, static_cast<int>(std::lround(c.pending)));
     f.tree_ns = bare_tree_ns(f.tree_n, reps, ops);
-    f.timeline_ns = timeline_ns(f.tree_n, reps, ops);
+    f.timeline_ns = timeline_ns(f.tree_n, c.by_deadline, reps, ops);
     f.queue_ns = queue_ns(f.queue_n, reps, ops);
     return f;
 }

@@ -163,7 +163,7 @@ inline void timeline_erase(cfs_rq& q, sched_entity& se) {
 
 // update_min_vruntime(): the smallest of curr and the tree, never moving backwards.
 inline void update_min_vruntime(cfs_rq& q) {
-    const sched_entity* se = q.tasks_timeline.root();
+    const bool queued = !q.tasks_timeline.empty();
     const sched_entity* c = q.curr;
     u64 v = q.min_vruntime;
     if (c != nullptr) {
@@ -172,8 +172,10 @@ inline void update_min_vruntime(cfs_rq& q) {
         else
             c = nullptr;
     }
-    if (se != nullptr)
-        v = c == nullptr ? se->subtree_min_vruntime : vtime_min(v, se->subtree_min_vruntime);
+    if (queued) {
+        const u64 tree_min = q.tasks_timeline.min_vruntime();
+        v = c == nullptr ? tree_min : vtime_min(v, tree_min);
+    }
     const s64 delta = static_cast<s64>(v - q.min_vruntime);
     if (delta > 0) {
         avg_vruntime_update(q, delta);

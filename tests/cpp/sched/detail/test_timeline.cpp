@@ -1,5 +1,6 @@
 // sched/detail/timeline.hpp: randomized inserts and erases against a brute-force list, in
-// both orders, with duplicate keys and virtual times across the u64 wrap.
+// both orders (by deadline, augmented; by vruntime, plain), with duplicate keys and virtual
+// times across the u64 wrap.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
@@ -65,7 +66,8 @@ void check_against(const timeline& tl, const std::vector<queued>& q, bool by_dea
     s64 min_v = offset(q.front().se->vruntime, base);
     for (const queued& e : q)
         min_v = std::min(min_v, offset(e.se->vruntime, base));
-    REQUIRE(tl.root()->subtree_min_vruntime == base + static_cast<u64>(min_v));
+    // The root's augmented minimum (EEVDF), or the leftmost's vruntime (the CFS tree).
+    REQUIRE(tl.min_vruntime() == base + static_cast<u64>(min_v));
 }
 
 } // namespace
@@ -92,6 +94,7 @@ TEST_CASE("timeline matches a brute-force list under random inserts and erases")
             std::vector<bool> in_tree(pool_size, false);
             timeline tl(by_deadline);
             REQUIRE(tl.by_deadline() == by_deadline);
+            REQUIRE(tl.augmented() == by_deadline);
             std::uint64_t stamp = 0;
             for (int op = 0; op < ops; ++op) {
                 const std::size_t i = rng() % pool_size;
@@ -151,7 +154,7 @@ TEST_CASE("the order compares across the wrap: just past 2^64 is later") {
         tl.insert(after_wrap);
         tl.insert(before_wrap);
         CHECK(tl.first() == &before_wrap);
-        CHECK(tl.root()->subtree_min_vruntime == u64{0} - 10);
+        CHECK(tl.min_vruntime() == u64{0} - 10);
         tl.erase(before_wrap);
         tl.erase(after_wrap);
         CHECK(tl.empty());

@@ -1,7 +1,9 @@
 #pragma once
 // tasks_timeline: an intrusive red-black tree of sched_entity (Boost.Intrusive
 // rbtree_algorithms) with the kernel's augmentation: per subtree, the minimum vruntime
-// and the minimum slice.
+// and the minimum slice. Only EEVDF reads them (pick_eevdf, cfs_rq_min_slice); the old
+// CFS tree, ordered by vruntime, has its minimum leftmost and is not augmented, as the
+// kernel's plain rb_add_cached() before 6.6.
 //
 // Boost.Intrusive has no augmentation callbacks. The node traits record every node whose
 // child links change during an insert or erase (rotations included); afterwards each
@@ -30,7 +32,8 @@ struct dirty_log {
 
 inline thread_local dirty_log timeline_dirty;
 
-struct timeline_node_traits {
+// Links without augmentation (the old CFS tree).
+struct plain_node_traits {
     using node = rb_node;
     using node_ptr = rb_node*;
     using const_node_ptr = const rb_node*;
@@ -38,6 +41,17 @@ struct timeline_node_traits {
     static node_ptr get_parent(const_node_ptr n) { return n->rb_parent; }
     static void set_parent(node_ptr n, node_ptr p) { n->rb_parent = p; }
     static node_ptr get_left(const_node_ptr n) { return n->rb_left; }
+    static void set_left(node_ptr n, node_ptr l) { n->rb_left = l; }
+    static node_ptr get_right(const_node_ptr n) { return n->rb_right; }
+    static void set_right(node_ptr n, node_ptr r) { n->rb_right = r; }
+    static color get_color(const_node_ptr n) { return n->rb_color; }
+    static void set_color(node_ptr n, color c) { n->rb_color = c; }
+    static color black() { return 0; }
+    static color red() { return 1; }
+};
+
+// Links that record the nodes whose children change, for the augmented values.
+struct timeline_node_traits : plain_node_traits {
     // A link rewritten with the child it had leaves the node's value as it was: not recorded.
     static void set_left(node_ptr n, node_ptr l) {
         if (n->rb_left == l)
@@ -45,17 +59,12 @@ struct timeline_node_traits {
         n->rb_left = l;
         timeline_dirty.mark(n);
     }
-    static node_ptr get_right(const_node_ptr n) { return n->rb_right; }
     static void set_right(node_ptr n, node_ptr r) {
         if (n->rb_right == r)
             return;
         n->rb_right = r;
         timeline_dirty.mark(n);
     }
-    static color get_color(const_node_ptr n) { return n->rb_color; }
-    static void set_color(node_ptr n, color c) { n->rb_color = c; }
-    static color black() { return 0; }
-    static color red() { return 1; }
 };
 
 inline sched_entity* entity(rb_node* n) {
@@ -67,9 +76,10 @@ inline const sched_entity* entity(const rb_node* n) {
 
 class timeline {
     using algo = boost::intrusive::rbtree_algorithms<timeline_node_traits>;
+    using plain_algo = boost::intrusive::rbtree_algorithms<plain_node_traits>;
 
 public:
-    // The kernel orders the tree by vruntime (CFS, EEVDF 6.6-6.7) or by deadline (6.8+).
+    // By deadline and augmented (EEVDF), or by vruntime and plain (the old CFS).
     explicit timeline(bool by_deadline = true) : by_deadline_(by_deadline) {
         header_.is_header = true;
         algo::init_header(&header_);
@@ -84,26 +94,33 @@ public:
 
     // rb_add_cached: an entity equal to others goes to their right (FIFO among equals).
     void insert(sched_entity& se) {
+        ++size_;
+        if (!augmented())
+            return insert_plain(se);
         se.rb_left = se.rb_right = se.rb_parent = nullptr;
         se.subtree_min_vruntime = se.vruntime;
         se.subtree_min_slice = se.slice;
         timeline_dirty.count = 0;
         timeline_dirty.overflow = false;
-        algo::insert_equal_upper_bound(&header_, &se, [this](const rb_node* a, const rb_node* b) {
-            return before(*entity(a), *entity(b));
+        algo::insert_equal_upper_bound(&header_, &se, [](const rb_node* a, const rb_node* b) {
+            return vtime_before(entity(a)->deadline, entity(b)->deadline);
         });
-        ++size_;
         fix_augmented();
     }
 
     void erase(sched_entity& se) {
+        --size_;
+        if (!augmented())
+            return erase_plain(se);
         timeline_dirty.count = 0;
         timeline_dirty.overflow = false;
         algo::erase(&header_, &se);
         se.rb_left = se.rb_right = se.rb_parent = nullptr;
-        --size_;
         fix_augmented();
     }
+
+    // Whether subtree_min_vruntime and subtree_min_slice are kept (EEVDF's tree).
+    bool augmented() const { return by_deadline_; }
 
     // __pick_first_entity: the leftmost node, nullptr if empty.
     sched_entity* first() const {
@@ -112,6 +129,11 @@ public:
     // __pick_root_entity
     sched_entity* root() const {
         return empty() ? nullptr : const_cast<sched_entity*>(entity(header_.rb_parent));
+    }
+    // The smallest vruntime queued (the tree not empty): the root's augmented value
+    // (__pick_root_entity, 6.8+), or the leftmost's in a tree by vruntime.
+    u64 min_vruntime() const {
+        return augmented() ? root()->subtree_min_vruntime : first()->vruntime;
     }
     // __pick_next_entity: in-order successor, nullptr at the end.
     sched_entity* next(const sched_entity& se) const {
@@ -132,6 +154,17 @@ public:
     }
 
 private:
+    void insert_plain(sched_entity& se) {
+        se.rb_left = se.rb_right = se.rb_parent = nullptr;
+        plain_algo::insert_equal_upper_bound(&header_, &se, [](const rb_node* a, const rb_node* b) {
+            return vtime_before(entity(a)->vruntime, entity(b)->vruntime);
+        });
+    }
+    void erase_plain(sched_entity& se) {
+        plain_algo::erase(&header_, &se);
+        se.rb_left = se.rb_right = se.rb_parent = nullptr;
+    }
+
     static bool recompute(rb_node* n) {
         u64 m = entity(n)->vruntime;
         s64 s = entity(n)->slice;
@@ -188,13 +221,11 @@ private:
             m = vtime_min(m, c->subtree_min_vruntime);
             s = std::min(s, c->subtree_min_slice);
         }
-        if (s != n->subtree_min_slice)
-            return false;
         if (n->rb_left && before(*entity(n), *entity(n->rb_left)))
             return false;
         if (n->rb_right && before(*entity(n->rb_right), *entity(n)))
             return false;
-        return m == n->subtree_min_vruntime;
+        return !augmented() || (m == n->subtree_min_vruntime && s == n->subtree_min_slice);
     }
 
     rb_node header_;
