@@ -201,7 +201,9 @@ private:
                 return " (RT) runs while a higher RT priority waits or its queue is throttled";
             return {};
         }
-        return rt_waiting && !server ? " (fair) runs while an RT task waits" : "";
+        return rt_waiting && !server && !r.served_past_budget
+                   ? " (fair) runs while an RT task waits"
+                   : "";
     }
 
     // Load balancing: no CPU stays idle while a CPU sharing its cache runs more than one

@@ -812,10 +812,13 @@ private:
         if (prev.sched_class == rt_.get() || prev.sched_class == &stop_)
             rt_->balance(r, prev);
         task* next = stop_.pick_next_task(r, prev);
+        r.served_past_budget = false;
         if (next == nullptr && server_ && server_->runnable(r)) {
             next = fair_.pick_next_task(r, prev);
             if (next == nullptr)
                 server_->yield(r);
+            else
+                r.served_past_budget = !server_->runnable(r);
         }
         if (next == nullptr)
             next = rt_->pick_next_task(r, prev);

@@ -24,6 +24,10 @@ struct rq {
     task* curr = &idle;         // the running task, idle when nothing else runs
     bool need_resched = false;  // TIF_NEED_RESCHED on curr
     bool hrtick_active = false; // hrtimer_active(&rq->hrtick_timer): the HRTICK is pending
+    // curr came from the fair server, whose budget ran out in that very pick (6.12+): the
+    // task still runs until the next reschedule, as __schedule() clears the reschedule
+    // the pick's update_curr() asked for.
+    bool served_past_budget = false;
     std::uint64_t nr_switches = 0;
     sim_time clock = 0;         // rq_clock(): wall clock at the last update
     sim_time clock_task = 0;    // rq_clock_task(): wall clock less the IRQ time taken out
