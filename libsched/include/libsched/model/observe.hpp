@@ -179,6 +179,8 @@ public:
     // Each entry's pooled distributions, in the scenario's order; none unless the scenario
     // keeps them per entry.
     std::vector<entry_samples> entry_figures(const scenario& sc) {
+        if (pools_.empty())
+            return {};
         for (std::size_t i = 0; i < records_.size(); ++i)
             hand_over_run_delays(i);
         std::vector<entry_samples> out;

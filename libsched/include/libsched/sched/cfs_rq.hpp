@@ -163,7 +163,6 @@ inline void timeline_erase(cfs_rq& q, sched_entity& se) {
 
 // update_min_vruntime(): the smallest of curr and the tree, never moving backwards.
 inline void update_min_vruntime(cfs_rq& q) {
-    const bool queued = !q.tasks_timeline.empty();
     const sched_entity* c = q.curr;
     u64 v = q.min_vruntime;
     if (c != nullptr) {
@@ -172,7 +171,7 @@ inline void update_min_vruntime(cfs_rq& q) {
         else
             c = nullptr;
     }
-    if (queued) {
+    if (!q.tasks_timeline.empty()) {
         const u64 tree_min = q.tasks_timeline.min_vruntime();
         v = c == nullptr ? tree_min : vtime_min(v, tree_min);
     }

@@ -190,7 +190,8 @@ public:
         sched_entity& wakee = p.se;
         // NEXT_BUDDY marks a non-fork wakee before any other test: old CFS only on a busy
         // queue (6.6's "sched/fair: Commit to EEVDF" dropped that test), not a delayed wakee
-        // from 6.13 and 6.12.7 (493afbd187c4); 6.19 and 6.18.33 mark it further down (e837456fdca8).
+        // from 6.13 and 6.12.7 (493afbd187c4); 6.19 and 6.18.33 mark it further down
+        // (e837456fdca8).
         bool next_buddy_marked = false;
         if (p_.feat(feature::next_buddy) && !fork && !p_.reworked_next_buddy() &&
             (p_.eevdf() ? !(wakee.sched_delayed && p_.carries(next_buddy_not_delayed)) : scale)) {
