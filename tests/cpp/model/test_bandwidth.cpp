@@ -262,6 +262,40 @@ TEST_CASE("the tasks of an unthrottled group run again in every period") {
     }
 }
 
+TEST_CASE("6.12+: an unthrottle that gives a CPU fair tasks again starts its fair server") {
+    // A SCHED_FIFO burner starves a fair burner whose group has 30 ms per 100 ms. The fair
+    // server (50 ms per 1 s) runs the fair task until the quota throttles the group, which
+    // empties the CPU's fair queue and stops the server; the period timer's unthrottle must
+    // start it again (unthrottle_cfs_rq(); 6.18 through the parked tasks' enqueue), or the
+    // fair task never runs again behind the FIFO burner.
+    for (const kernel_version v :
+         {kernel_version{6, 12}, kernel_version{6, 17}, kernel_version{6, 18}}) {
+        INFO("kernel " << v.str());
+        scenario sc = machine(v, 1);
+        sc.length = 5 * nsec_per_sec;
+        sc.cgroups = {limited("g", 30 * ms)};
+        task_spec fifo = burner("fifo");
+        fifo.policy = sched_policy::fifo;
+        fifo.rt_priority = 50;
+        sc.tasks = {fifo, in_group(burner("fair"), "g")};
+        libsched::system s(sc, sc.seed);
+        s.check_invariants(true); // the server is active exactly while fair tasks are queued
+        const task& t = *s.find_task("fair");
+        s.run(1 * nsec_per_sec);
+        duration last = t.se.sum_exec_runtime;
+        for (sim_time at = 2 * nsec_per_sec; at <= sc.length; at += nsec_per_sec) {
+            s.run(at);
+            const duration ran = t.se.sum_exec_runtime - last;
+            INFO("second ending " << at);
+            // At least one period's quota from the server's 50 ms; at most that budget and
+            // the tick by which the last charge comes late.
+            CHECK(ran >= 30 * ms);
+            CHECK(ran <= 50 * ms + 4 * ms);
+            last = t.se.sum_exec_runtime;
+        }
+    }
+}
+
 TEST_CASE("the load balancer moves no task of a group throttled on either CPU") {
     // Three limited burners and one free one on two CPUs: the group is throttled part of
     // every period, and the free burner and the idle time make the balancer move tasks

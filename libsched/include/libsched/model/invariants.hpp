@@ -35,6 +35,7 @@ public:
                 check_queue(c, *tg->cfs_rq[cpu], queue_name(*tg, cpu), fail);
         check_tasks(c, tasks, fail);
         check_class_order(c, fail);
+        check_fair_server(c, fail);
         check_idle_balance(c, tasks, fail);
         check_bandwidth(c, tasks, fail);
         check_conservation(c, tasks, fail);
@@ -180,6 +181,24 @@ private:
             else if (c.now() - since > 2 * c.params().tun.tick_nsec)
                 fail("cpu " + std::to_string(cpu) + ": " + r.curr->comm + broken +
                      " since t = " + std::to_string(since) + " ns");
+        }
+    }
+
+    // 6.12+: a CPU's fair server is started while fair tasks are queued there and stopped
+    // while none are (dl_server_start() / dl_server_stop() from enqueue_task_fair(),
+    // dequeue_entities(), throttle_cfs_rq() and unthrottle_cfs_rq()); a server without
+    // runtime never starts.
+    template <class Fail> static void check_fair_server(const Core& c, Fail fail) {
+        const auto* servers = c.dl_servers();
+        if (servers == nullptr)
+            return;
+        for (int cpu = 0; cpu < c.nr_cpus(); ++cpu) {
+            const rq& r = c.cpu_rq(cpu);
+            if (servers->server(cpu).dl_runtime != 0 &&
+                servers->active(r) != (r.cfs.h_nr_queued > 0))
+                fail("cpu " + std::to_string(cpu) + ": the fair server is " +
+                     (servers->active(r) ? "active without" : "stopped with") +
+                     " queued fair tasks");
         }
     }
 

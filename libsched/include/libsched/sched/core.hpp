@@ -571,8 +571,8 @@ private:
 
     // The period and slack timers run with every CPU's clock brought up to now (the kernel
     // updates each CPU's clock as it unthrottles there); unthrottled CPUs then reschedule.
-    // 6.18+ unthrottles by enqueuing tasks (enqueue_task_fair()), which starts the CPU's
-    // fair server if they are its first fair tasks.
+    // An unthrottle that gives the CPU its first queued fair tasks starts its fair server:
+    // 6.12-6.17 in unthrottle_cfs_rq(), 6.18+ in the enqueue_task_fair() of the parked tasks.
     void on_cfs_period_timer(cfs_bandwidth& b) {
         const std::vector<unsigned> before = nr_running_per_cpu();
         bandwidth::sched_cfs_period_timer(fair_, b);
@@ -596,8 +596,7 @@ private:
             rq& r = cpus_[c]->runqueue;
             if (c < before.size() && nr_running(r) > before[c])
                 activated(r); // add_nr_running()
-            if (task_based_throttle(params()))
-                sync_fair_server(r);
+            sync_fair_server(r);
             maybe_resched(r);
         }
     }
