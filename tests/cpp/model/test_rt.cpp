@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <libsched/model/simulate.hpp>
+#include <libsched/model/system.hpp>
 #include <string>
 #include <vector>
 
@@ -141,6 +142,37 @@ TEST_CASE("6.12+: no RT throttling without rt_group_sched; the fair server gives
             }
         CHECK(first >= 950 * ms);
         CHECK(first <= 950 * ms + 20 * us);
+    }
+}
+
+TEST_CASE("6.12+: a fair server that finds only sleepers stops and keeps its budget") {
+    // Three fair tasks (3 ms of CPU, 2 ms asleep) behind a SCHED_FIFO burner. While the
+    // server runs them, now and then all three sleep at once: its pick finds none and it
+    // stops (a3a70caf7906; before, the dequeue had stopped it), so the next wakeup starts
+    // it again with the budget it has left. A yield instead would end its period there.
+    // So the fair tasks get the whole 50 ms per 1 s, once the first 950 ms have passed.
+    for (const kernel_version k : {kernel_version{6, 12}, kernel_version{6, 18}}) {
+        INFO(k.str());
+        scenario sc = machine(k, 1, 6 * sec);
+        sc.tasks = {rt("fifo", sched_policy::fifo, 50), periodic("fair", 3 * ms, 2 * ms, 3)};
+        libsched::system s(sc, sc.seed);
+        const auto fair_time = [&] {
+            duration sum = 0;
+            for (const auto& t : s.tasks())
+                if (t->policy == sched_policy::normal)
+                    sum += t->se.sum_exec_runtime;
+            return sum;
+        };
+        s.run(1 * sec);
+        duration last = fair_time();
+        for (sim_time at = 2 * sec; at <= sc.length; at += sec) {
+            s.run(at);
+            INFO("second ending " << at);
+            // A server period starts each second (the first one at the first fair enqueue),
+            // so each second holds the end of one period's budget and the start of the next.
+            CHECK(std::abs(fair_time() - last - 50 * ms) <= 2 * tick);
+            last = fair_time();
+        }
     }
 }
 

@@ -804,9 +804,13 @@ private:
     // picks, putting prev back if prev is its own; with nothing to run the CPU goes to its
     // idle task. The stopper comes first when woken. A prev of the RT class or above first
     // lets the RT class pull (prev_balance() -> balance_rt()). A queued, unthrottled fair
-    // server picks a fair task (its server_pick_task) above the RT class; picking none, it
-    // yields its period. A CPU about to go idle first tries to pull work (newidle_balance()
-    // from pick_next_task_fair()).
+    // server picks a fair task (its server_pick_task) above the RT class; picking none (the
+    // pick's delayed dequeues or throttle emptied the queue) it stops, keeping its budget
+    // for a later wakeup under the CBS rules. The kernel stops it there since a3a70caf7906
+    // (6.17); before, dequeue_entities() / throttle_cfs_rq() had stopped it, and
+    // __pick_task_dl() yields only an active server (b53127db1dbf, 6.13 and 6.12.y). A CPU
+    // about to go idle first tries to pull work (newidle_balance() from
+    // pick_next_task_fair()).
     task& pick_next_task(rq& r, task& prev) {
         if (prev.sched_class == rt_.get() || prev.sched_class == &stop_)
             rt_->balance(r, prev);
@@ -815,7 +819,7 @@ private:
         if (next == nullptr && server_ && server_->runnable(r)) {
             next = fair_.pick_next_task(r, prev);
             if (next == nullptr)
-                server_->yield(r);
+                server_->dl_server_stop(r);
             else
                 r.served_past_budget = !server_->runnable(r);
         }

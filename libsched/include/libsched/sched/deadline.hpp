@@ -99,14 +99,6 @@ public:
             update_curr_dl_se(r, se, delta_exec);
     }
 
-    // The server picked nothing (its fair tasks were all delayed): it yields the rest of
-    // its period (pick_next_dl_entity(): dl_yielded, update_curr_dl_se(0)).
-    void yield(rq& r) {
-        sched_dl_entity& se = of(r);
-        se.dl_yielded = true;
-        update_curr_dl_se(r, se, 0);
-    }
-
     // dl_server_update_idle_time() (put_prev_task_idle(), and a fair enqueue on an empty
     // rq): in defer mode idle time also counts against the budget.
     void dl_server_update_idle_time(rq& r, task& idle) {
@@ -218,15 +210,12 @@ private:
             se.deadline = r.clock + se.dl_deadline;
             se.runtime = se.dl_runtime;
         }
-        if (se.dl_yielded && se.runtime > 0)
-            se.runtime = 0;
         while (se.runtime <= 0) {
             se.deadline += se.dl_period;
             se.runtime += se.dl_runtime;
         }
         if (dl_time_before(static_cast<u64>(se.deadline), static_cast<u64>(r.clock)))
             replenish_dl_new_period(r, se); // "DL replenish lagged too much"
-        se.dl_yielded = false;
         se.dl_throttled = false;
         if (se.dl_defer_armed) {
             se.dl_defer_armed = false;
@@ -264,20 +253,17 @@ private:
     // (deferred, throttled), the server starts a new period; used up while it runs, it is
     // throttled until the next period (and reschedules: it is no longer leftmost).
     void update_curr_dl_se(rq& r, sched_dl_entity& se, duration delta_exec) {
-        if (delta_exec <= 0) {
-            if (!se.dl_yielded)
-                return;
-        } else {
-            se.runtime -= delta_exec;
-            if (se.dl_defer && se.dl_throttled && se.runtime <= 0) {
-                se.dl_defer_running = false;
-                ops_.dl_timer_cancel(r.cpu);
-                replenish_dl_new_period(r, se);
-                start_dl_timer(r, se);
-                return;
-            }
+        if (delta_exec <= 0)
+            return;
+        se.runtime -= delta_exec;
+        if (se.dl_defer && se.dl_throttled && se.runtime <= 0) {
+            se.dl_defer_running = false;
+            ops_.dl_timer_cancel(r.cpu);
+            replenish_dl_new_period(r, se);
+            start_dl_timer(r, se);
+            return;
         }
-        if (se.runtime <= 0 || se.dl_yielded) {
+        if (se.runtime <= 0) {
             se.dl_throttled = true;
             se.on_dl_rq = false;
             if (!start_dl_timer(r, se))

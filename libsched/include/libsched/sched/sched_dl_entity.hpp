@@ -13,7 +13,6 @@ struct sched_dl_entity {
     s64 runtime = 0;          // budget left in this period
     sim_time deadline = 0;    // absolute deadline (rq_clock)
     bool dl_throttled = false;
-    bool dl_yielded = false;
     bool dl_server = false;
     bool dl_defer = false;
     bool dl_defer_armed = false;   // waiting for the timer at its zero-laxity point
