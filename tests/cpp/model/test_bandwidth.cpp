@@ -299,6 +299,32 @@ TEST_CASE("6.12+: an unthrottle that gives a CPU fair tasks again starts its fai
     }
 }
 
+TEST_CASE("6.12+: a renice whose requeue throttles the group stops the fair server") {
+    // One CPU at HZ 300 (ticks 3.33 ms apart); an RT task that exits at once brings the
+    // fair server. A burner of a group with 3 ms per 100 ms starts between two ticks and is
+    // reniced after it spent the quota but before the tick that would see it: the renice's
+    // requeue throttles the group, emptying the fair queue, and throttle_cfs_rq() stops the
+    // server (found by fuzzing; the invariant checker requires it).
+    scenario sc = machine({6, 14}, 1);
+    sc.machine.hz = 300;
+    sc.length = 200 * ms;
+    sc.cgroups = {limited("g", 3 * ms)};
+    task_spec rt = burner("rt");
+    rt.policy = sched_policy::fifo;
+    rt.rt_priority = 1;
+    rt.lifetime = 1;
+    task_spec b = in_group(burner("b", -19), "g");
+    b.start = 62'400'000;
+    b.renice = {{66'400'000, 0}};
+    sc.tasks = {rt, b};
+    libsched::system s(sc, sc.seed);
+    s.check_invariants(true);
+    s.run(66'400'001);
+    CHECK(s.find_task("b")->se.cfs_rq->throttled);
+    CHECK(s.cpu_rq(0).cfs.h_nr_queued == 0);
+    CHECK_NOTHROW(s.run(sc.length));
+}
+
 TEST_CASE("the load balancer moves no task of a group throttled on either CPU") {
     // Three limited burners and one free one on two CPUs: the group is throttled part of
     // every period, and the free burner and the idle time make the balancer move tasks

@@ -362,6 +362,7 @@ public:
         } else if (queued && (nice < old_nice || (nice > old_nice && running))) {
             resched_curr(r); // before prio_changed_fair(): more important, or less while running
         }
+        sync_fair_server(r); // the requeue may throttle the task's queue (throttle_cfs_rq())
         maybe_resched(r);
     }
 
