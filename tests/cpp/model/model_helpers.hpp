@@ -19,6 +19,14 @@ inline task_spec burner(const std::string& name, int nice = 0, int count = 1) {
     return t;
 }
 
+// A SCHED_FIFO or SCHED_RR burner of RT priority prio.
+inline task_spec rt_burner(const std::string& name, sched_policy policy, int prio) {
+    task_spec t = burner(name);
+    t.policy = policy;
+    t.rt_priority = prio;
+    return t;
+}
+
 inline task_spec periodic(const std::string& name, duration run, duration sleep, int count = 1) {
     task_spec t = burner(name, 0, count);
     t.behaviour.type = behaviour_spec::kind::periodic;

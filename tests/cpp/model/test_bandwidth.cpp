@@ -274,10 +274,7 @@ TEST_CASE("6.12+: an unthrottle that gives a CPU fair tasks again starts its fai
         scenario sc = machine(v, 1);
         sc.length = 6 * nsec_per_sec;
         sc.cgroups = {limited("g", 30 * ms)};
-        task_spec fifo = burner("fifo");
-        fifo.policy = sched_policy::fifo;
-        fifo.rt_priority = 50;
-        sc.tasks = {fifo, in_group(burner("fair"), "g")};
+        sc.tasks = {rt_burner("fifo", sched_policy::fifo, 50), in_group(burner("fair"), "g")};
         libsched::system s(sc, sc.seed);
         s.check_invariants(true); // the server is active exactly while fair tasks are queued
         const task& t = *s.find_task("fair");
@@ -309,9 +306,7 @@ TEST_CASE("6.12+: a renice whose requeue throttles the group stops the fair serv
     sc.machine.hz = 300;
     sc.length = 200 * ms;
     sc.cgroups = {limited("g", 3 * ms)};
-    task_spec rt = burner("rt");
-    rt.policy = sched_policy::fifo;
-    rt.rt_priority = 1;
+    task_spec rt = rt_burner("rt", sched_policy::fifo, 1);
     rt.lifetime = 1;
     task_spec b = in_group(burner("b", -19), "g");
     b.start = 62'400'000;

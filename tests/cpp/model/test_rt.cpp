@@ -21,6 +21,7 @@ namespace {
 using model_test::burner;
 using model_test::find;
 using model_test::periodic;
+using model_test::rt_burner;
 using model_test::run_one;
 
 constexpr duration ms = nsec_per_msec;
@@ -37,17 +38,10 @@ scenario machine(kernel_version k, int cpus = 1, duration length = 10 * sec) {
     return sc;
 }
 
-task_spec rt(const std::string& name, sched_policy policy, int prio) {
-    task_spec t = burner(name);
-    t.policy = policy;
-    t.rt_priority = prio;
-    return t;
-}
-
 // A SCHED_FIFO 50 burner beside a fair burner on one CPU, 10 s.
 scenario fifo_beside_fair(kernel_version k) {
     scenario sc = machine(k);
-    sc.tasks = {rt("fifo", sched_policy::fifo, 50), burner("fair")};
+    sc.tasks = {rt_burner("fifo", sched_policy::fifo, 50), burner("fair")};
     return sc;
 }
 
@@ -154,7 +148,7 @@ TEST_CASE("6.12+: a fair server that finds only sleepers stops and keeps its bud
     for (const kernel_version k : {kernel_version{6, 12}, kernel_version{6, 18}}) {
         INFO(k.str());
         scenario sc = machine(k, 1, 6 * sec);
-        sc.tasks = {rt("fifo", sched_policy::fifo, 50), periodic("fair", 3 * ms, 2 * ms, 3)};
+        sc.tasks = {rt_burner("fifo", sched_policy::fifo, 50), periodic("fair", 3 * ms, 2 * ms, 3)};
         libsched::system s(sc, sc.seed);
         const auto fair_time = [&] {
             duration sum = 0;
@@ -193,7 +187,7 @@ TEST_CASE("two SCHED_RR tasks of equal priority alternate every RR slice") {
         scenario sc = machine({6, 6}, 1, 2 * sec);
         sc.machine.hz = hz;
         sc.machine.sched_rt_runtime = runtime_inf;
-        sc.tasks = {rt("a", sched_policy::rr, 10), rt("b", sched_policy::rr, 10)};
+        sc.tasks = {rt_burner("a", sched_policy::rr, 10), rt_burner("b", sched_policy::rr, 10)};
         const auto sw = switches(sc);
         // 25 (or 100) ticks of 4 ms (1 ms): each switch is 100 ms after the one before,
         // at the tick plus its IRQ and the resched latency.
@@ -216,7 +210,7 @@ TEST_CASE("sched_rr_timeslice sets the rotation") {
     scenario sc = machine({6, 6}, 1, 1 * sec);
     sc.machine.sched_rt_runtime = runtime_inf;
     sc.machine.sched_rr_timeslice = 10 * ms;
-    sc.tasks = {rt("a", sched_policy::rr, 10), rt("b", sched_policy::rr, 10)};
+    sc.tasks = {rt_burner("a", sched_policy::rr, 10), rt_burner("b", sched_policy::rr, 10)};
     const auto sw = switches(sc);
     REQUIRE(sw.size() > 50);
     CHECK(sw[5].at - sw[4].at == 12 * ms); // msecs_to_jiffies(10) = 3 jiffies at HZ 250
@@ -225,7 +219,7 @@ TEST_CASE("sched_rr_timeslice sets the rotation") {
 TEST_CASE("a higher SCHED_FIFO priority preempts at wakeup, an equal one does not") {
     scenario sc = machine({5, 15}, 1, 2 * sec);
     sc.machine.sched_rt_runtime = runtime_inf;
-    task_spec hog = rt("hog", sched_policy::fifo, 10);
+    task_spec hog = rt_burner("hog", sched_policy::fifo, 10);
     task_spec waker = periodic("waker", 1 * ms, 9 * ms);
     waker.policy = sched_policy::fifo;
     SECTION("higher") {
@@ -270,9 +264,9 @@ TEST_CASE("SCHED_FIFO tasks of one priority run until they block") {
 TEST_CASE("renice of an RT task changes nothing in the RT class") {
     scenario sc = machine({6, 6}, 1, 2 * sec);
     sc.machine.sched_rt_runtime = runtime_inf;
-    task_spec a = rt("a", sched_policy::rr, 10);
+    task_spec a = rt_burner("a", sched_policy::rr, 10);
     a.renice = {{500 * ms, 19}};
-    sc.tasks = {a, rt("b", sched_policy::rr, 10)};
+    sc.tasks = {a, rt_burner("b", sched_policy::rr, 10)};
     const repetition_result r = run_one(sc);
     CHECK(std::abs(find(r, "a").sum_exec_runtime - find(r, "b").sum_exec_runtime) <= 100 * ms);
     CHECK(find(r, "a").nice == 19);
@@ -283,7 +277,7 @@ TEST_CASE("two CPUs: one RT burner per CPU, the fair burners get what RT leaves"
          {kernel_version{5, 15}, kernel_version{6, 6}, kernel_version{6, 18}}) {
         INFO(k.str());
         scenario sc = machine(k, 2);
-        sc.tasks = {rt("rt", sched_policy::fifo, 50), burner("fair")};
+        sc.tasks = {rt_burner("rt", sched_policy::fifo, 50), burner("fair")};
         sc.tasks[0].count = 2;
         sc.tasks[1].count = 2;
         const repetition_result r = run_one(sc);
@@ -302,7 +296,7 @@ TEST_CASE("two CPUs: one RT burner per CPU, the fair burners get what RT leaves"
 TEST_CASE("two CPUs: a woken RT task that finds its CPU busy with RT goes to the other") {
     scenario sc = machine({6, 6}, 2, 2 * sec);
     sc.machine.sched_rt_runtime = runtime_inf;
-    task_spec hog = rt("hog", sched_policy::fifo, 50);
+    task_spec hog = rt_burner("hog", sched_policy::fifo, 50);
     hog.affinity = {0};
     task_spec p = periodic("p", 2 * ms, 8 * ms);
     p.policy = sched_policy::fifo;
@@ -323,7 +317,7 @@ TEST_CASE("RT runs are deterministic") {
     p.policy = sched_policy::rr;
     p.rt_priority = 5;
     p.count = 3;
-    sc.tasks = {rt("rt", sched_policy::fifo, 50), p, burner("fair", 0, 2)};
+    sc.tasks = {rt_burner("rt", sched_policy::fifo, 50), p, burner("fair", 0, 2)};
     const repetition_result a = run_one(sc);
     const repetition_result b = run_one(sc);
     REQUIRE(a.tasks.size() == b.tasks.size());
@@ -341,22 +335,22 @@ TEST_CASE("a mixed RT and fair load on four CPUs conserves CPU time and runs eve
                                    kernel_version{6, 12}, kernel_version{6, 18}}) {
         INFO(k.str());
         scenario sc = machine(k, 4, 4 * sec);
-        task_spec rnd = rt("rnd", sched_policy::fifo, 20);
+        task_spec rnd = rt_burner("rnd", sched_policy::fifo, 20);
         rnd.count = 4;
         rnd.behaviour.type = behaviour_spec::kind::random;
         rnd.behaviour.run_dist = {distribution::kind::exponential, 3 * ms, 0};
         rnd.behaviour.sleep_dist = {distribution::kind::uniform, 1 * ms, 12 * ms};
-        task_spec rr = rt("rr", sched_policy::rr, 20);
+        task_spec rr = rt_burner("rr", sched_policy::rr, 20);
         rr.count = 3;
         rr.behaviour = {behaviour_spec::kind::periodic, 30 * ms, 20 * ms, {}, {}, {}, {}};
         rr.set_affinity = {{1 * sec, {2, 3}}, {2 * sec, {0, 1, 2, 3}}};
-        task_spec hi = rt("hi", sched_policy::fifo, 90);
+        task_spec hi = rt_burner("hi", sched_policy::fifo, 90);
         hi.behaviour = {behaviour_spec::kind::periodic, 200 * us, 0, {}, {}, 1 * ms, {}};
         hi.exit_at = 3 * sec;
         task_spec fair = burner("fair", 0, 5);
         fair.renice = {{1500 * ms, 5}};
         task_spec sleeper = periodic("sleeper", 2 * ms, 3 * ms, 2);
-        sc.tasks = {rnd, rr, hi, fair, sleeper, rt("hog", sched_policy::fifo, 10)};
+        sc.tasks = {rnd, rr, hi, fair, sleeper, rt_burner("hog", sched_policy::fifo, 10)};
         sc.tasks[5].affinity = {1};
         const repetition_result r = run_one(sc);
         check_conservation(sc, r);
@@ -381,7 +375,7 @@ TEST_CASE("a preempted SCHED_FIFO task keeps its place at the head of its list")
     task_spec h = periodic("h", 1 * ms, 9 * ms);
     h.policy = sched_policy::fifo;
     h.rt_priority = 60;
-    sc.tasks = {rt("a", sched_policy::fifo, 30), rt("b", sched_policy::fifo, 30), h};
+    sc.tasks = {rt_burner("a", sched_policy::fifo, 30), rt_burner("b", sched_policy::fifo, 30), h};
     const repetition_result r = run_one(sc);
     CHECK(find(r, "b").sum_exec_runtime == 0);
     CHECK(find(r, "a").nivcsw >= 190);
