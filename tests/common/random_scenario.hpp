@@ -94,12 +94,27 @@ public:
             sc.latency_samples = sample_scope::entry;
         if (sc.machine.kernel == kernel_version{6, 18} && pick(0, 1) == 1)
             sc.machine.kernel = kernel_version{6, 18, 33};
+        // And now and then an entry that runs and calls sched_yield(), for ever.
+        if (pick(0, 3) == 1)
+            make_yielder(sc.tasks[static_cast<std::size_t>(pick(0, entries - 1))]);
         return sc;
     }
 
 private:
     int pick(int lo, int hi) { return choices_.pick(lo, hi); }
     duration ms(int lo, int hi) { return pick(lo, hi) * nsec_per_msec / 10; } // in 0.1 ms
+
+    // rt-app's run + yield: runs drawn around 0.1 to 2 ms (never the extreme durations:
+    // a yield after every nanosecond would make a second of events without end).
+    void make_yielder(task_spec& t) {
+        step_spec run;
+        run.time = {distribution::kind::exponential, ms(1, 20), 0};
+        step_spec yield;
+        yield.type = step_spec::kind::yield;
+        t.behaviour = behaviour_spec{};
+        t.behaviour.type = behaviour_spec::kind::steps;
+        t.behaviour.steps.phases = {phase_spec{1, {run, yield}}};
+    }
     // A duration a task adds to the clock: ms(lo, hi), or at a limit when asked for.
     duration span(int lo, int hi) {
         if (opt_.extreme_durations && pick(0, 7) == 0)

@@ -131,8 +131,8 @@ TEST_CASE("bad steps are errors naming the field") {
     CHECK(contains(errors_of(head + "[[tasks.behaviour.phases]]\nloop = 0\nsteps = [{ run = "
                                     "\"1ms\" }]"),
                    "tasks[0].behaviour.phases[0].loop: 0"));
-    CHECK(contains(errors_of(head + "steps = [{ yield = true }]"),
-                   "tasks[0].behaviour.steps[0].yield: sched_yield() is not modelled"));
+    CHECK(contains(errors_of(head + "steps = [{ yield = false }]"),
+                   "tasks[0].behaviour.steps[0].yield: false"));
     CHECK(contains(errors_of(head + "steps = [{ suspend = false }]"),
                    "tasks[0].behaviour.steps[0].suspend: false"));
     CHECK(contains(errors_of(head + "steps = [{ run = \"0ms\" }]"),
@@ -582,6 +582,96 @@ behaviour = { type = "steps", steps = [{ run = "1300us" }, { resume = "pong" }, 
     testing::check_same(a, b, false);
     // The ping-pong alternates 1.3 ms and 0.7 ms on CPU 1, so it is not idle.
     CHECK(find(a, "ping").window_runtime + find(a, "pong").window_runtime > 1'900 * ms);
+}
+
+TEST_CASE("a task alone on its CPU yields and goes straight on") {
+    // yield_task_fair() returns at once with one task queued, and schedule() picks it
+    // again: no switch, and each pass is its 1 ms run.
+    for (const kernel_version k :
+         {kernel_version{5, 15}, kernel_version{6, 6}, kernel_version{6, 19}}) {
+        INFO(k.str());
+        scenario sc = parse(R"(
+[[tasks]]
+name = "y"
+behaviour = { type = "steps", steps = [{ run = "1ms" }, { yield = true }] }
+)");
+        sc.machine.kernel = k;
+        const task_result& y = find(run_one(sc), "y");
+        CHECK(y.nvcsw + y.nivcsw == 0);
+        REQUIRE(y.loops);
+        CHECK(*y.loops >= 990); // 1 s of 1 ms runs, stretched only by the ticks' IRQ time
+        CHECK(y.loop_time.max() <= ms + 2 * sc.machine.tick_irq_ns);
+    }
+}
+
+TEST_CASE("two tasks yielding to each other alternate at every yield, each switch involuntary") {
+    // Each yield hands the CPU to the other: SCHED_FIFO tasks of one priority through
+    // yield_task_rt() (to the tail of their list), fair ones as the skip buddy (old CFS,
+    // the other being within the wakeup granularity) or by the deadline pushed on (EEVDF).
+    // A switch by sched_yield() is involuntary: the task is still runnable.
+    for (const std::string policy : {"normal", "fifo"}) {
+        for (const kernel_version k :
+             {kernel_version{5, 15}, kernel_version{6, 6}, kernel_version{6, 19}}) {
+            INFO(policy << " " << k.str());
+            const std::string rt = policy == "fifo" ? "policy = \"fifo\"\nrt_priority = 10\n" : "";
+            scenario sc = parse(R"(
+[[tasks]]
+name = "y"
+count = 2
+)" + rt + R"(behaviour = { type = "steps", steps = [{ run = "100us" }, { yield = true }] }
+)");
+            sc.machine.kernel = k;
+            const repetition_result r = run_one(sc);
+            std::uint64_t loops = 0;
+            for (const char* name : {"y.0", "y.1"}) {
+                INFO(name);
+                const task_result& y = find(r, name);
+                CHECK(y.nvcsw == 0);
+                REQUIRE(y.loops);
+                loops += *y.loops;
+                // The CPU's time in 100 us passes, about half each, one switch per pass; on old
+                // CFS the second task, forked 3 ms of vruntime left of the first
+                // (START_DEBIT), runs passes on its own until it is within the
+                // granularity (1 ms).
+                CHECK(*y.loops >= 4700);
+                CHECK(y.nivcsw + 30 >= *y.loops);
+                CHECK(y.nivcsw <= *y.loops + 1);
+            }
+            // Before 6.12 RT throttling leaves RT tasks 950 ms of each second.
+            const std::uint64_t all =
+                policy == "fifo" && k < kernel_version{6, 12} ? 9'500 : 10'000;
+            CHECK(loops <= all);
+            CHECK(loops + 50 >= all);
+        }
+    }
+}
+
+TEST_CASE("a yielding task beside a burner: no effect on old CFS shares, EEVDF's forfeit "
+          "leaves it little") {
+    // Old CFS passes over the skip buddy only within the wakeup granularity: the yielder,
+    // behind the burner after each of the burner's slices, runs on until it catches up,
+    // and the two share the CPU evenly. EEVDF before 79104becf42b: the yielder is the only
+    // eligible task when it yields, so it is picked again and the shares stay even. From
+    // it the yielder's vruntime jumps to its deadline at each yield: it gets about one run
+    // per slice the burner runs, well under half.
+    const auto share = [](kernel_version k) {
+        scenario sc = parse(R"(
+[[tasks]]
+name = "burner"
+[[tasks]]
+name = "y"
+behaviour = { type = "steps", steps = [{ run = "100us" }, { yield = true }] }
+)",
+                            "10s");
+        sc.machine.kernel = k;
+        const repetition_result r = run_one(sc);
+        const double y = static_cast<double>(find(r, "y").window_runtime);
+        return y / (y + static_cast<double>(find(r, "burner").window_runtime));
+    };
+    CHECK(share({5, 15}) == Approx(0.5).margin(0.01));
+    CHECK(share({6, 18}) == Approx(0.5).margin(0.01));
+    CHECK(share({6, 19}) < 0.2);
+    CHECK(share({6, 18, 2}) == share({6, 19}));
 }
 
 } // namespace test_steps

@@ -21,16 +21,24 @@ bool task_based_quota(const scenario& sc) {
                        [](const cgroup_spec& g) { return g.quota.has_value(); });
 }
 
+// An entry that runs and yields (random_scenario's make_yielder()).
+bool has_yielder(const scenario& sc) {
+    return std::any_of(sc.tasks.begin(), sc.tasks.end(), [](const task_spec& t) {
+        return t.behaviour.type == behaviour_spec::kind::steps;
+    });
+}
+
 } // namespace
 
 TEST_CASE("random valid scenarios keep every invariant and are deterministic") {
     random_scenario::seeded_choices choices(20261201);
     random_scenario::scenario_generator gen(choices);
     constexpr int scenarios = 150;
-    int task_based = 0;
+    int task_based = 0, yielding = 0;
     for (int i = 0; i < scenarios; ++i) {
         const scenario sc = gen.next();
         task_based += task_based_quota(sc) ? 1 : 0;
+        yielding += has_yielder(sc) ? 1 : 0;
         INFO("scenario " << i << ": " << describe(sc));
         const validation v = check_scenario(sc);
         for (const auto& e : v.errors)
@@ -48,6 +56,8 @@ TEST_CASE("random valid scenarios keep every invariant and are deterministic") {
     }
     // The generator reaches 6.18's task-based throttling, not only whole-queue throttling.
     CHECK(task_based >= 5);
+    // And tasks calling sched_yield().
+    CHECK(yielding >= 10);
 }
 
 } // namespace test_random_scenarios

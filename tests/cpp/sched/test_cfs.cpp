@@ -228,6 +228,66 @@ TEST_CASE("pick_next_entity takes the leftmost, curr if further left, then buddi
     CHECK(cfs::pick_next_entity(p, q, &curr) == &a);
 }
 
+TEST_CASE("pick_next_entity passes over the skip buddy unless the second is too far right") {
+    // sched_yield() made its task the skip buddy: the pick takes the entity after it (the
+    // tree's next, or curr if further left) if that is at most wakeup_gran (4 ms) right of
+    // the leftmost; the next buddy still comes first.
+    const fair_params p = params_for();
+    rq r(0, params_for());
+    cfs_rq& q = r.cfs;
+    sched_entity a, b, c, curr;
+    const u64 x = 1'000'000'000;
+    enqueue_nice(q, a, 0, x);
+    enqueue_nice(q, b, 0, x + 3'000'000);
+    enqueue_nice(q, c, 0, x + 4'000'000);
+    curr.load = task_load_weight(0, false);
+    curr.vruntime = x + 5'000'000;
+    q.skip = &a;
+    CHECK(cfs::pick_next_entity(p, q, &curr) == &b);
+    curr.vruntime = x + 2'000'000; // left of b: curr is the second
+    CHECK(cfs::pick_next_entity(p, q, &curr) == &curr);
+    // The skip buddy running as curr: the second is the tree's leftmost.
+    curr.vruntime = x - 1'000'000;
+    q.skip = &curr;
+    CHECK(cfs::pick_next_entity(p, q, &curr) == &a);
+    curr.vruntime = x - 4'000'001; // a is more than 4 ms right of curr: curr runs on
+    CHECK(cfs::pick_next_entity(p, q, &curr) == &curr);
+    q.next = &b; // 7 ms right of curr: too far as well
+    CHECK(cfs::pick_next_entity(p, q, &curr) == &curr);
+    curr.vruntime = x - 1'000'000;
+    CHECK(cfs::pick_next_entity(p, q, &curr) == &b);
+}
+
+TEST_CASE("clear_buddies walks up while the queue above names the entity's parent") {
+    // __clear_buddies_next() and the others: a task's mark leaves with it, and so does its
+    // group's on the queue above if it names that group, but not a mark of another entity.
+    rq r(0, params_for());
+    cfs_rq& top = r.cfs;
+    cfs_rq inner;
+    sched_entity group, other, t;
+    group.cfs_rq = &top;
+    group.my_q = &inner;
+    other.cfs_rq = &top;
+    t.cfs_rq = &inner;
+    t.parent = &group;
+    inner.next = inner.skip = &t;
+    top.next = top.skip = &group;
+    top.last = &other;
+    inner.last = &t;
+    cfs::clear_buddies(inner, t);
+    CHECK(inner.next == nullptr);
+    CHECK(inner.skip == nullptr);
+    CHECK(inner.last == nullptr);
+    CHECK(top.next == nullptr);
+    CHECK(top.skip == nullptr);
+    CHECK(top.last == &other);
+    // A mark that does not name the entity stops the walk on its own level.
+    inner.next = &t;
+    top.next = &other;
+    cfs::clear_buddies(inner, t);
+    CHECK(top.next == &other);
+}
+
 TEST_CASE("a SCHED_IDLE task's slice floor is idle_min_granularity unless all are idle") {
     // 5.16+ (sched_slice() with sched_idle_cfs_rq()); 5.15 floors every entity at
     // min_granularity.

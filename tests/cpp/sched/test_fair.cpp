@@ -70,6 +70,15 @@ struct two_tasks {
         return t;
     }
     task& other(const task& t) { return &t == &a ? b : a; }
+    // The pick after x, which must be the other task, and that task's run of `ran`.
+    task& run_other(const task& x, duration ran) {
+        task& y = other(x);
+        REQUIRE(fc.pick_next_task(r, *r.curr) == &y);
+        r.curr = &y;
+        r.clock_task += ran;
+        fc.update_curr(r);
+        return y;
+    }
 
     fair_cpu cpu;
     rq& r;
@@ -717,6 +726,101 @@ TEST_CASE("EEVDF: a wakee with the earlier deadline but not eligible does not pr
         CHECK_FALSE(preempts(-10'000, false));
         CHECK(preempts(0, false));
         CHECK_FALSE(preempts(0, true));
+    }
+}
+
+TEST_CASE("sched_yield() of a task alone on its CPU changes nothing") {
+    // yield_task_fair() returns at once when rq->nr_running is 1, in every release.
+    for (const kernel_version v :
+         {kernel_version{5, 15}, kernel_version{6, 6}, kernel_version{6, 19}}) {
+        INFO(v.str());
+        fair_cpu cpu(fair_params(v, default_tunables(v, 1, 250)));
+        task a;
+        cpu.fork(a);
+        REQUIRE(&cpu.switch_to_next() == &a);
+        cpu.r.clock_task += ms;
+        const sched_entity before = a.se;
+        cpu.fc.yield_task(cpu.r);
+        CHECK(a.se.sum_exec_runtime == before.sum_exec_runtime); // not even charged
+        CHECK(a.se.vruntime == before.vruntime);
+        CHECK(a.se.deadline == before.deadline);
+        CHECK(cpu.r.cfs.skip == nullptr);
+    }
+}
+
+TEST_CASE("EEVDF sched_yield(): the deadline moves a slice on; from 79104becf42b an eligible "
+          "task forfeits the rest of its slice instead, an ineligible one keeps everything") {
+    // yield_task_fair() after update_curr(): 6.6-6.18 deadline += calc_delta_fair(slice);
+    // 6.19 and the stable updates 6.12.63, 6.17.13 and 6.18.2, only if entity_eligible(),
+    // vruntime = deadline and then the same. x runs 2 ms, then y 0.2 ms: V is 1.1 ms past
+    // the start, x is ineligible and y the only eligible task.
+    for (const auto& [v, forfeit] :
+         {std::pair{kernel_version{6, 6}, false}, std::pair{kernel_version{6, 12, 62}, false},
+          std::pair{kernel_version{6, 17, 12}, false}, std::pair{kernel_version{6, 18, 1}, false},
+          std::pair{kernel_version{6, 19}, true}, std::pair{kernel_version{6, 12, 63}, true},
+          std::pair{kernel_version{6, 17, 13}, true}, std::pair{kernel_version{6, 18, 2}, true}}) {
+        INFO(v.str());
+        two_tasks s(v);
+        task& x = s.run_first(2 * ms);
+        const u64 slice = static_cast<u64>(x.se.slice); // nice 0: a virtual slice is a slice
+        REQUIRE_FALSE(entity_eligible(s.r.cfs, x.se));
+        const u64 xv = x.se.vruntime, xd = x.se.deadline;
+        s.fc.yield_task(s.r);
+        CHECK(x.se.vruntime == xv);
+        CHECK(x.se.deadline == (forfeit ? xd : xd + slice));
+        task& y = s.run_other(x, ms / 5);
+        REQUIRE(entity_eligible(s.r.cfs, y.se));
+        const u64 yv = y.se.vruntime, yd = y.se.deadline;
+        REQUIRE(vtime_before(yv, yd));
+        s.fc.yield_task(s.r);
+        if (forfeit) {
+            // y gives up what is left of its request.
+            CHECK(y.se.vruntime == yd);
+            CHECK(y.se.deadline == yd + slice);
+            continue;
+        }
+        // y stays the only eligible task: the pick takes it again, its deadline a slice
+        // further on at each yield (the run-away the commit fixed).
+        for (u64 k = 1; k <= 3; ++k) {
+            CHECK(y.se.vruntime == yv);
+            CHECK(y.se.deadline == yd + k * slice);
+            CHECK(&s.cpu.switch_to_next() == &y);
+            s.fc.yield_task(s.r);
+        }
+    }
+}
+
+TEST_CASE("old CFS sched_yield(): the task is charged and becomes the skip buddy, a "
+          "SCHED_BATCH task is not charged first") {
+    // yield_task_fair() before 6.6: update_curr() unless SCHED_BATCH, then set_skip_buddy().
+    // START_DEBIT forks b 3 ms and a 6 ms of vruntime past min_vruntime: b runs first.
+    // After 2.5 ms b is still the leftmost, 0.5 ms left of a: within the wakeup
+    // granularity (1 ms on 1 CPU), so the pick passes over b for a only if b yielded.
+    for (const bool yield : {false, true}) {
+        for (const sched_policy policy : {sched_policy::normal, sched_policy::batch}) {
+            INFO(policy_name(policy) << (yield ? ", yields" : ""));
+            two_tasks s({5, 15});
+            task& t = s.cpu.switch_to_next();
+            REQUIRE(&t == &s.b);
+            t.policy = policy;
+            s.r.clock_task += 5 * ms / 2;
+            if (!yield) {
+                CHECK(&s.cpu.switch_to_next() == &t);
+                continue;
+            }
+            s.fc.yield_task(s.r);
+            CHECK(s.r.cfs.skip == &t.se);
+            CHECK(t.se.sum_exec_runtime == (policy == sched_policy::batch ? 0 : 5 * ms / 2));
+            CHECK(&s.cpu.switch_to_next() == &s.a);
+            // The mark stays until t is picked: a, running, is the second while b, the
+            // leftmost, is within the granularity of it ...
+            CHECK(&s.cpu.switch_to_next() == &s.a);
+            CHECK(s.r.cfs.skip == &t.se);
+            // ... and no longer once a is more than 1 ms right of b.
+            s.r.clock_task += ms;
+            CHECK(&s.cpu.switch_to_next() == &s.b);
+            CHECK(s.r.cfs.skip == nullptr);
+        }
     }
 }
 

@@ -268,7 +268,6 @@ inline std::optional<std::string> unsupported_event(std::string_view kind) {
         {"mem", "libsched models no memory or I/O work"},
         {"memrun", "libsched models no memory or I/O work"},
         {"iorun", "libsched models no memory or I/O work"},
-        {"yield", "libsched models no sched_yield()"},
         {"fork", "libsched's tasks create no others"}};
     if (const auto it = why.find(kind); it != why.end())
         return "rt-app event \"" + std::string{kind} + "\" is not supported (" + it->second + ")";
@@ -372,7 +371,7 @@ inline rt_event read_event(std::string_view kind, const json& v, const std::stri
                                             task_name +
                                             "\" (rt-app 1.0 waits on the name given, later "
                                             "releases on the task's own)");
-    } else {
+    } else if (kind != "yield") {       // rt-app ignores a yield's value
         e.name = read_string(v, field); // resume, sem_post, sem_wait
     }
     return e;
@@ -665,8 +664,8 @@ inline toml::table task_table(const rt_task& t, const std::set<std::string>& nam
                 // A timer's mode is the timer's: absolute once any use of it says so.
                 step.insert("mode",
                             absolute_timers.at(timer_key(t, e.name)) ? "absolute" : "relative");
-            } else if (e.kind == "suspend") {
-                step.insert("suspend", true);
+            } else if (e.kind == "suspend" || e.kind == "yield") {
+                step.insert(e.kind, true);
             } else if (e.kind == "resume") {
                 if (names.count(e.name) == 0)
                     log.add(e.field,

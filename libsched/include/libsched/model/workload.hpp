@@ -524,8 +524,13 @@ private:
             block(pg);
             return step_outcome::waits;
         }
-        case kind::yield: // validate() refuses it: sched_yield() is not modelled
-            break;
+        case kind::yield: {
+            // sched_yield(): if another task gets the CPU, the program goes on when the
+            // task next runs (with no CPU time to burn first).
+            pg.budget = 0;
+            core_.sched_yield(pg.t);
+            return core_.task_rq(pg.t).curr == &pg.t ? step_outcome::done : step_outcome::waits;
+        }
         }
         return step_outcome::done;
     }

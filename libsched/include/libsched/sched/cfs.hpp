@@ -1,6 +1,7 @@
 #pragma once
 // Old CFS entity rules (kernel/sched/fair.c before 6.6, modelled on 5.15/6.1): period and
 // slice, sleeper credit and START_DEBIT, tick and wakeup preemption, buddies.
+#include <initializer_list>
 #include <libsched/sched/cfs_rq.hpp>
 #include <libsched/sched/fair_params.hpp>
 #include <libsched/sched/rq.hpp>
@@ -85,20 +86,46 @@ inline int wakeup_preempt_entity(const fair_params& p, const sched_entity& curr,
     return 0;
 }
 
-inline void clear_buddies(cfs_rq& q, const sched_entity& se) {
-    if (q.last == &se)
-        q.last = nullptr;
-    if (q.next == &se)
-        q.next = nullptr;
+// __clear_buddies_last/next/skip(): the buddy of the queue q, and of each queue above for
+// as long as it names se's ancestor on that level.
+inline void clear_buddy_upwards(sched_entity* cfs_rq::*buddy, cfs_rq& q, sched_entity& se) {
+    cfs_rq* level = &q;
+    for (sched_entity* e = &se; level->*buddy == e;) {
+        level->*buddy = nullptr;
+        e = e->parent;
+        if (e == nullptr)
+            return;
+        level = &cfs_rq_of(*e);
+    }
 }
 
-// pick_next_entity(): the leftmost (or curr if further left), then the next and last
-// buddies (the skip buddy of sched_yield() is not modelled).
+// clear_buddies() before 6.6: the last, next and skip buddies that name se.
+inline void clear_buddies(cfs_rq& q, sched_entity& se) {
+    for (sched_entity* cfs_rq::*buddy : {&cfs_rq::last, &cfs_rq::next, &cfs_rq::skip})
+        clear_buddy_upwards(buddy, q, se);
+}
+
+// pick_next_entity(): the leftmost (or curr if further left), passed over for the one after
+// it if it is the skip buddy and that one is not more than a wakeup granularity ahead; then
+// the next and last buddies.
 inline sched_entity* pick_next_entity(const fair_params& p, cfs_rq& q, sched_entity* curr) {
     sched_entity* left = q.tasks_timeline.first();
     if (left == nullptr || (curr != nullptr && vtime_before(curr->vruntime, left->vruntime)))
         left = curr;
     sched_entity* se = left;
+    if (q.skip != nullptr && q.skip == se) {
+        sched_entity* second = nullptr;
+        if (se == curr) {
+            second = q.tasks_timeline.first();
+        } else {
+            second = q.tasks_timeline.next(*se);
+            if (second == nullptr ||
+                (curr != nullptr && vtime_before(curr->vruntime, second->vruntime)))
+                second = curr;
+        }
+        if (second != nullptr && wakeup_preempt_entity(p, *second, *left) < 1)
+            se = second;
+    }
     if (q.next != nullptr && wakeup_preempt_entity(p, *q.next, *left) < 1)
         se = q.next;
     else if (q.last != nullptr && wakeup_preempt_entity(p, *q.last, *left) < 1)

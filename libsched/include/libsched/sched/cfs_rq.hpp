@@ -18,6 +18,7 @@ struct cfs_rq {
     sched_entity* curr = nullptr; // running entity; kept outside the tree
     sched_entity* next = nullptr; // buddies
     sched_entity* last = nullptr; // old CFS LAST_BUDDY
+    sched_entity* skip = nullptr; // old CFS: the entity that yielded (sched_yield())
 
     load_weight load;       // all queued entities, curr and delayed ones included
     unsigned nr_queued = 0; // entities queued here (nr_running before 6.14); delayed count

@@ -321,6 +321,15 @@ public:
     // schedule(): the running task p blocks, its state already set.
     void schedule(task& p) { schedule(task_rq(p), false); }
 
+    // do_sched_yield(): the running task p calls sched_yield(): its class's yield_task(),
+    // then schedule() with p still runnable, so a switch away counts as involuntary.
+    void sched_yield(task& p) {
+        rq& r = task_rq(p);
+        update_rq_clock(r);
+        p.sched_class->yield_task(r);
+        schedule(r, false);
+    }
+
     // do_exit(): the running task dies, its time charged up to now.
     void do_exit(task& p) {
         rq& r = task_rq(p);

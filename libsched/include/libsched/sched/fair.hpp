@@ -212,6 +212,36 @@ public:
     // update_curr_fair(): the running task's own queue.
     void update_curr(rq& r) override { update_curr(cfs_rq_of(r.curr->se)); }
 
+    // yield_task_fair(): nothing if the task is alone on its CPU. Otherwise its buddy
+    // marks go and its runtime is charged (before 6.6 not a SCHED_BATCH task's); before 6.6
+    // it becomes the skip buddy, which the pick passes over if that is not too unfair; 6.6+
+    // pushes its deadline a slice further, and an eligible task also forfeits the rest of
+    // its slice, its vruntime moved to its old deadline, from 6.19, 6.18.2, 6.17.13 and
+    // 6.12.63 (79104becf42b).
+    void yield_task(rq& r) override {
+        if (nr_running(r) == 1)
+            return;
+        sched_entity& se = r.curr->se;
+        cfs_rq& q = cfs_rq_of(se);
+        clear_buddies(q, se);
+        if (!p_.eevdf()) {
+            if (r.curr->policy != sched_policy::batch)
+                update_curr(q);
+            for (sched_entity& e : for_each_sched_entity(&se)) // set_skip_buddy()
+                cfs_rq_of(e).skip = &e;
+            return;
+        }
+        update_curr(q);
+        const bool forfeit = p_.carries(yield_forfeits_vruntime);
+        if (forfeit && !entity_eligible(q, se))
+            return;
+        if (forfeit)
+            se.vruntime = se.deadline;
+        se.deadline += p_.delta_fair(static_cast<u64>(se.slice), se);
+        if (forfeit)
+            update_min_vruntime(q);
+    }
+
     // select_task_rq_fair(): the placement the core gave this class for its CPUs; on one
     // CPU, the task's own.
     int select_task_rq(task& p, int prev_cpu, int this_cpu, wake_flags flags) override {
@@ -764,13 +794,12 @@ private:
             se.runnable_weight = cfs_rq_runnable(p_, *se.my_q);
     }
 
-    void clear_buddies(cfs_rq& q, const sched_entity& se) const {
-        if (p_.eevdf()) {
-            if (q.next == &se)
-                q.next = nullptr;
-        } else {
+    // clear_buddies(): EEVDF keeps only the next buddy.
+    void clear_buddies(cfs_rq& q, sched_entity& se) const {
+        if (!p_.eevdf())
             cfs::clear_buddies(q, se);
-        }
+        else
+            cfs::clear_buddy_upwards(&cfs_rq::next, q, se);
     }
 
     // set_next_buddy() / set_last_buddy(): on every level, unless an idle entity is on the

@@ -19,6 +19,7 @@ public:
     // wakeup_preempt_idle(): anything that wakes preempts the idle task.
     void wakeup_preempt(rq& r, task&, wake_flags) override { resched_curr(r); }
     void update_curr(rq&) override {}
+    void yield_task(rq&) override {} // the idle task makes no system calls
     int select_task_rq(task& p, int, int, wake_flags) override { return p.cpu; }
     bool balance(rq&, task&) override { return true; }
     void migrate_task_rq(task&, int) override {}

@@ -120,6 +120,10 @@ public:
     // then the RT bandwidth (sched_rt_runtime_exceeded()).
     void update_curr(rq& r) override { update_curr_rt(r); }
 
+    // yield_task_rt(): the task goes to the tail of its priority's list, behind the tasks
+    // of its priority that wait.
+    void yield_task(rq& r) override { requeue_task_rt(r, *r.curr, false); }
+
     // select_task_rq_rt(): a waking or new task stays on its CPU unless an RT task runs
     // there that it does not preempt (or that cannot move): then the lowest-priority CPU
     // (find_lowest_rq()) if that runs lower-priority work than the task.

@@ -39,6 +39,8 @@ public:
     virtual void wakeup_preempt(rq& r, task& p, wake_flags flags) = 0;
     // update_curr(): charge the running task up to the rq clock.
     virtual void update_curr(rq& r) = 0;
+    // yield_task(): the running task calls sched_yield(); schedule() follows.
+    virtual void yield_task(rq& r) = 0;
 
     // select_task_rq(): the CPU a waking or new task goes to, asked on this_cpu (the
     // waker's, or the forking parent's).

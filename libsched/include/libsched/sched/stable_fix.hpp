@@ -77,8 +77,17 @@ inline constexpr stable_fix next_buddy_rework{
     {6, 19},
     {{{6, 18, 33}, {0, 0}, {0, 0}}}};
 
-inline constexpr std::array<const stable_fix*, 5> stable_fixes = {
-    &reduced_base_slice, &idle_loses_protection, &next_buddy_not_delayed, &untangled_next_buddy,
-    &next_buddy_rework};
+// 79104becf42b "sched/fair: Forfeit vruntime on yield": 6.19; queued for the 6.12, 6.17
+// and 6.18 stable trees on 16 Dec 2025: 6.12.63, 6.17.13-rc1 and 6.18.2-rc1. No 6.6.y
+// backport found.
+inline constexpr stable_fix yield_forfeits_vruntime{
+    "79104becf42b",
+    "sched_yield() by an eligible task forfeits the rest of its slice (vruntime = deadline)",
+    {6, 19},
+    {{{6, 12, 63}, {6, 17, 13}, {6, 18, 2}}}};
+
+inline constexpr std::array<const stable_fix*, 6> stable_fixes = {
+    &reduced_base_slice,   &idle_loses_protection, &next_buddy_not_delayed,
+    &untangled_next_buddy, &next_buddy_rework,     &yield_forfeits_vruntime};
 
 } // namespace libsched

@@ -42,6 +42,7 @@ public:
     void task_tick(rq&, task&, bool) override {}
     void wakeup_preempt(rq&, task&, wake_flags) override {}
     void update_curr(rq&) override {}
+    void yield_task(rq&) override {} // the stopper never yields (yield_task_stop() is BUG())
     // select_task_rq_stop(): a stopper never leaves its CPU.
     int select_task_rq(task& p, int, int, wake_flags) override { return p.cpu; }
     bool balance(rq& r, task&) override {
