@@ -596,7 +596,8 @@ name = "y"
 behaviour = { type = "steps", steps = [{ run = "1ms" }, { yield = true }] }
 )");
         sc.machine.kernel = k;
-        const task_result& y = find(run_one(sc), "y");
+        const repetition_result r = run_one(sc);
+        const task_result& y = find(r, "y");
         CHECK(y.nvcsw + y.nivcsw == 0);
         REQUIRE(y.loops);
         CHECK(*y.loops >= 990); // 1 s of 1 ms runs, stretched only by the ticks' IRQ time
