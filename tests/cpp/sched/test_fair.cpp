@@ -615,6 +615,43 @@ constexpr std::array<kernel_version, 9> wakeup_releases = {
 
 } // namespace
 
+TEST_CASE("a switch between two tasks of one group leaves the group's entity running") {
+    // pick_next_task_fair() puts prev and sets next only on the levels below the queue the
+    // two share: a's entity, running on the root queue before and after, keeps its buddy
+    // mark (from 5.14, 21f56ffe4482, set_next_entity() clears it; before, the pick did,
+    // curr picked again or not) and, under EEVDF, its protected slice.
+    for (const kernel_version v :
+         {kernel_version{5, 10}, kernel_version{5, 15}, kernel_version{6, 6}, kernel_version{6, 12},
+          kernel_version{6, 18}}) {
+        INFO(v.str());
+        two_groups g(v);
+        task t1, t2;
+        for (task* t : {&t1, &t2}) {
+            g.attach(*t, g.a);
+            g.fc.task_fork(g.r, *t);
+            g.fc.enqueue_task(
+                g.r, *t, v >= kernel_version{6, 12} ? enqueue_flags::initial : enqueue_flags::none);
+        }
+        task* first = g.fc.pick_next_task(g.r, *g.r.curr);
+        REQUIRE(first != nullptr);
+        g.r.curr = first;
+        sched_entity& group = *g.a.se[0];
+        g.r.cfs.next = &group; // as a sleeping task's dequeue marks its group
+        const sched_entity before = group;
+        g.r.clock_task += 4 * ms; // past the other task (old CFS forked it 3 ms further right)
+        g.fc.update_curr(g.r);
+        task* second = g.fc.pick_next_task(g.r, *first);
+        REQUIRE(second != nullptr);
+        REQUIRE(second != first);
+        CHECK((g.r.cfs.next == &group) == (v >= kernel_version{5, 14}));
+        CHECK(g.r.cfs.curr == &group);
+        if (v.is_eevdf()) {
+            CHECK(group.vprot == before.vprot);
+            CHECK(group.vlag == before.vlag); // 6.6-6.16: the RUN_TO_PARITY marker
+        }
+    }
+}
+
 TEST_CASE("before 6.12 a SCHED_IDLE curr yields to any other wakee, whatever their groups") {
     // check_preempt_wakeup() up to 6.11 tests task_has_idle_policy(curr) before
     // find_matching_se(); 6.12 (faa42d29419d) compares the matched entities instead, and

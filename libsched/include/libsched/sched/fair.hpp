@@ -146,15 +146,39 @@ public:
         const bool prev_fair = prev.sched_class == this;
         if (prev_fair && se == &prev.se)
             return &prev;
-        if (prev_fair && cfs_rq_of(prev.se).curr == &prev.se)
-            put_prev_task(r, prev);
-        if (se == nullptr)
+        const bool prev_running = prev_fair && cfs_rq_of(prev.se).curr == &prev.se;
+        if (se == nullptr) {
+            if (prev_running)
+                put_prev_task(r, prev);
             return nullptr;
+        }
         task* next = task_of(*se);
-        set_next_task(r, *next);
+        if (prev_running)
+            put_prev_set_next(&prev.se, se);
+        else
+            set_next_task(r, *next);
         r.cfs_tasks.erase(r.cfs_tasks.iterator_to(next->se)); // most recently run first
         r.cfs_tasks.push_front(next->se);
         return next;
+    }
+
+    // pick_next_task_fair() after a fair prev: prev's entities are put back and next's set,
+    // bottom up, until the two meet on one queue; the ancestors above that keep running
+    // untouched (their buddy marks and protected slices stay).
+    void put_prev_set_next(sched_entity* pse, sched_entity* se) {
+        while (se->cfs_rq != pse->cfs_rq) { // !is_same_group()
+            const int se_depth = se->depth, pse_depth = pse->depth;
+            if (se_depth <= pse_depth) {
+                put_prev_entity(cfs_rq_of(*pse), *pse);
+                pse = pse->parent;
+            }
+            if (se_depth >= pse_depth) {
+                set_next_entity(cfs_rq_of(*se), *se);
+                se = se->parent;
+            }
+        }
+        put_prev_entity(cfs_rq_of(*pse), *pse);
+        set_next_entity(cfs_rq_of(*se), *se);
     }
 
     // put_prev_task_fair / set_next_task_fair: every level of the hierarchy.
@@ -553,8 +577,11 @@ public:
         reweight_queued(q, se, lw);
     }
 
+    // set_next_entity(): from 5.14 (21f56ffe4482, which made the pick free of side
+    // effects for core scheduling) the entity's buddy marks go here, so a curr picked again
+    // keeps them; before, pick_next_entity() cleared them.
     void set_next_entity(cfs_rq& q, sched_entity& se) {
-        if (p_.eevdf())
+        if (p_.since(5, 14))
             clear_buddies(q, se);
         if (se.on_rq) {
             timeline_erase(q, se);
@@ -893,7 +920,8 @@ private:
     sched_entity* pick_next_entity(cfs_rq& q, sched_entity* curr) {
         if (!p_.eevdf()) {
             sched_entity* se = cfs::pick_next_entity(p_, q, curr);
-            cfs::clear_buddies(q, *se);
+            if (!p_.since(5, 14))
+                cfs::clear_buddies(q, *se);
             return se;
         }
         // The buddy is honoured under buddy_. 6.19, 6.18.33 (e837456fdca8) moved the test into
