@@ -419,7 +419,12 @@ template <class Fair> void unthrottle_cfs_rq(Fair& fair, cfs_rq& q) {
     bool stopped = false;
     for (; se != nullptr; se = se->parent) {
         cfs_rq& qq = cfs_rq_of(*se);
-        if (se->on_rq)
+        // 6.12+: an ancestor still queued as delayed finishes its dequeue and is enqueued
+        // again ("unfinished DELAY_DEQUEUE business"), rather than left to a pick that would
+        // dequeue it with the unthrottled tasks below.
+        if (se->sched_delayed)
+            fair.dequeue_entity(qq, *se, dequeue_flags::sleep | dequeue_flags::delayed);
+        else if (se->on_rq)
             break;
         fair.enqueue_entity(qq, *se, enqueue_flags::wakeup);
         if (se->my_q->tg->idle)
