@@ -6,7 +6,8 @@
 // group's timer stops; throttled time is the time each CPU's queue spent throttled. 6.18's
 // task-based throttling: tasks parked one by one as picked and enqueued again at the
 // unthrottle, wakeups queued below a throttled queue, the balancer's rules, and throttled
-// time from the first parked task.
+// time from the first parked task. 6.12-6.17: an unthrottle below an ancestor queued as
+// delayed finishes that dequeue first.
 #include "model_helpers.hpp"
 #include <algorithm>
 #include <libsched/io/result_json.hpp>
@@ -508,6 +509,49 @@ TEST_CASE("6.17 still dequeues the throttled queue's entity with all its tasks a
     CHECK(w.throttled_and_dequeued == w.throttles);
     CHECK(w.throttled_with_all_queued == 0);
     CHECK(w.most_parked == 0); // no limbo list before 6.18
+}
+
+TEST_CASE("6.12-6.17: an unthrottle below a group queued as delayed finishes its dequeue first") {
+    // g0 has a task that runs 1 ms and sleeps 2 ms, and a child g0/g1 (5 ms / 100 ms) with a
+    // burner, beside a free burner on one CPU. While g0/g1 is throttled, g0's task sleeps;
+    // with DELAY_DEQUEUE g0's entity may stay queued as delayed. unthrottle_cfs_rq() must then
+    // finish that dequeue and enqueue g0's entity again with the burner below it; stopping at
+    // it as at any queued ancestor leaves the next pick to dequeue it with the burner, and
+    // the CPU's h_nr_queued short (found by fuzz_generator).
+    for (const kernel_version v : {kernel_version{6, 12}, kernel_version{6, 17}}) {
+        INFO("kernel " << v.str());
+        scenario sc = machine(v, 1);
+        sc.length = 2 * nsec_per_sec;
+        sc.cgroups = {cgroup("g0"), limited("g0/g1", 5 * ms)};
+        sc.tasks = {burner("free"), in_group(periodic("p", 1 * ms, 2 * ms), "g0"),
+                    in_group(burner("b"), "g0/g1")};
+        libsched::system s(sc, sc.seed);
+        s.check_invariants(true);
+        const task& b = *s.find_task("b");
+        const cfs_rq& q1 = *b.se.cfs_rq;
+        const sched_entity& g0 = *q1.tg->parent->se[0];
+        const rq& cpu = s.cpu_rq(0);
+        int unthrottles = 0, below_delayed = 0;
+        bool was_throttled = false, was_delayed = false;
+        while (s.step()) {
+            if (was_throttled && !q1.throttled) {
+                ++unthrottles;
+                if (was_delayed) {
+                    ++below_delayed;
+                    // g0 is queued for the burner alone (its own task sleeps), and the
+                    // CPU's queue counts the burner and the free one.
+                    CHECK(g0.on_rq);
+                    CHECK_FALSE(g0.sched_delayed);
+                    CHECK(g0.my_q->h_nr_queued == 1);
+                    CHECK(cpu.cfs.h_nr_queued == 2);
+                }
+            }
+            was_throttled = q1.throttled;
+            was_delayed = g0.sched_delayed;
+        }
+        CHECK(unthrottles >= 19);
+        CHECK(below_delayed > 0);
+    }
 }
 
 TEST_CASE("6.18: a task waking below a throttled queue is queued up to the root, then parked") {
