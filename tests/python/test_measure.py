@@ -3,6 +3,7 @@ interrupt, refusals without privilege, and the document's keys against a simulat
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -305,6 +306,50 @@ def test_a_kernel_release_names_its_patch_level(release: str, version: str) -> N
 def test_a_release_that_is_no_version_is_refused() -> None:
     with pytest.raises(ValueError, match="no kernel release"):
         _host.kernel_version("linux")
+
+
+def _host_with_cpu_cgroup_v1(root: Path) -> _host.Host:
+    return dataclasses.replace(HOST, cgroup=_host.CgroupMount(1, str(root)))
+
+
+def test_rt_bandwidth_is_the_root_groups_where_rt_group_scheduling_shows_it(
+    tmp_path: Path,
+) -> None:
+    # A v1 cpu hierarchy with cpu.rt_runtime_us: RT group scheduling is on, and the root
+    # group's own bandwidth is what its RT tasks get, whatever the sysctls say.
+    (tmp_path / "cpu.rt_runtime_us").write_text("900000\n")
+    (tmp_path / "cpu.rt_period_us").write_text("1000000\n")
+    assert _host_with_cpu_cgroup_v1(tmp_path).rt_bandwidth() == (True, 900000, 1000000)
+    # Without the files: the build's CONFIG_RT_GROUP_SCHED and the sysctls.
+    (tmp_path / "cpu.rt_runtime_us").unlink()
+    host = _host_with_cpu_cgroup_v1(tmp_path)
+    assert host.rt_bandwidth() == (
+        HOST.config_flag("CONFIG_RT_GROUP_SCHED"),
+        host.sysctl("sched_rt_runtime_us"),
+        host.sysctl("sched_rt_period_us"),
+    )
+
+
+def test_host_machine_carries_a_root_rt_bandwidth_other_than_the_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "cpu.rt_runtime_us").write_text("-1\n")
+    (tmp_path / "cpu.rt_period_us").write_text("500000\n")
+    monkeypatch.setattr(_host, "read_host", lambda: _host_with_cpu_cgroup_v1(tmp_path))
+    machine = libsched.host_machine()
+    assert machine["rt_group_sched"] is True
+    assert machine["sched_rt_runtime"] == "unlimited"
+    assert machine["sched_rt_period"] == "500000us"
+    toml = machine_toml(machine) + '\n[[tasks]]\nname = "a"\n'
+    plan = json.loads(libsched._core.measure.scenario_plan(toml, "<host>")[0])
+    assert plan["machine"]["sched_rt_runtime"] == -1
+    assert plan["machine"]["sched_rt_period"] == 500_000_000
+    # The default bandwidth adds neither key.
+    (tmp_path / "cpu.rt_runtime_us").write_text("950000\n")
+    (tmp_path / "cpu.rt_period_us").write_text("1000000\n")
+    machine = libsched.host_machine()
+    assert machine["rt_group_sched"] is True
+    assert "sched_rt_runtime" not in machine and "sched_rt_period" not in machine
 
 
 def test_host_machine_is_a_machine_table_the_reader_accepts() -> None:

@@ -231,6 +231,23 @@ class Host:
             self.unreadable[name] = "not readable"
         return value
 
+    def rt_bandwidth(self) -> tuple[Optional[bool], Optional[int], Optional[int]]:
+        """Whether RT group scheduling is on, and the RT runtime and period (µs; runtime -1:
+        unlimited) the root group's RT tasks get. With RT group scheduling the root v1 cpu
+        cgroup's cpu.rt_runtime_us / cpu.rt_period_us hold them: the root task group keeps
+        its own bandwidth, which writing the sysctls does not change. Otherwise the
+        sysctls; whether RT group scheduling is on is then CONFIG_RT_GROUP_SCHED."""
+        if self.cgroup is not None and self.cgroup.version == 1:
+            runtime = read_int(os.path.join(self.cgroup.path, "cpu.rt_runtime_us"))
+            if runtime is not None:
+                period = read_int(os.path.join(self.cgroup.path, "cpu.rt_period_us"))
+                return True, runtime, period
+        return (
+            self.config_flag("CONFIG_RT_GROUP_SCHED"),
+            self.sysctl("sched_rt_runtime_us"),
+            self.sysctl("sched_rt_period_us"),
+        )
+
     def tunables(self) -> dict[str, Any]:
         """The tunables the release's fair class reads, named as in a simulated document's
         provenance; null where the host does not show them."""

@@ -854,7 +854,9 @@ def host_machine() -> dict[str, Any]:
     """The host as a scenario's ``[machine]`` table: ``cpus``, ``topology`` (a shape, or
     ``"host"`` when no shape gives it), ``kernel`` (the release with its patch level, whose
     stable fixes the model then has), ``hz``, ``cgroup_version`` and ``autogroup`` where
-    the host shows them."""
+    the host shows them; ``rt_group_sched`` when RT group scheduling is on, and
+    ``sched_rt_runtime`` / ``sched_rt_period`` when the root group's RT bandwidth is not the
+    default 950 ms per 1 s."""
     host = _host.read_host()
     machine: dict[str, Any] = {"cpus": len(host.online)}
     shape = host.topology["shape"]
@@ -866,6 +868,12 @@ def host_machine() -> dict[str, Any]:
         machine["cgroup_version"] = host.cgroup.version
     if host.autogroup is not None:
         machine["autogroup"] = bool(host.autogroup)
+    group_sched, runtime, period = host.rt_bandwidth()
+    if group_sched:
+        machine["rt_group_sched"] = True
+    if runtime is not None and period is not None and (runtime, period) != (950_000, 1_000_000):
+        machine["sched_rt_runtime"] = "unlimited" if runtime < 0 else f"{runtime}us"
+        machine["sched_rt_period"] = f"{period}us"
     return machine
 
 

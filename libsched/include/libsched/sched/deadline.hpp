@@ -7,8 +7,9 @@
 // 6.12) it waits, throttled, for its zero-laxity point (deadline - runtime): if the fair
 // tasks used the budget meanwhile it only starts a new period; if they starved, it is
 // enqueued as a DL entity and runs them until the budget is spent, then waits for the next
-// period. The rules are 6.12's; later releases reworked when the server stops (6.17) but
-// not what starving fair tasks get. Runtime is charged unscaled (dl_scaled_delta_exec()
+// period. The rules are 6.12's for every release: the 6.17 rework of when the server stops
+// (cccb45d7c429) and the 6.18.y fixes of its wakeup (115135422562, 14a857056466) are not
+// modelled (docs/model.md). Runtime is charged unscaled (dl_scaled_delta_exec()
 // scales by frequency and capacity, both at their maximum here). The bandwidth accounting
 // of GRUB and admission control are left out: they change nothing for one server.
 #include <algorithm>
