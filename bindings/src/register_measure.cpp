@@ -90,6 +90,7 @@ json task_json(const scenario& sc, const task_spec& t) {
             {"lifetime", optional_value(t.lifetime)},
             {"exit_at", optional_value(t.exit_at)},
             {"slice", optional_value(t.slice)},
+            {"cpu_clock_reads", optional_value(t.cpu_clock_reads)},
             {"system_share", t.system_share},
             {"cgroup", t.cgroup},
             {"session", t.session}};

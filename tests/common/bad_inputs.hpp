@@ -92,6 +92,9 @@ inline const std::vector<bad_input> corpus = {
      "machine.idle_exit_latency"},
     {"[machine]\ntimer_slack = \"-1ns\"\n[[tasks]]\nname = \"a\"\n", "machine.timer_slack"},
     {"[[tasks]]\nname = \"a\"\ntimer_slack = \"-5us\"\n", "tasks[0].timer_slack"},
+    {"[[tasks]]\nname = \"a\"\ncpu_clock_reads = \"500ns\"\n", "tasks[0].cpu_clock_reads"},
+    {"[[tasks]]\nname = \"a\"\ncpu_clock_reads = \"0s\"\n", "tasks[0].cpu_clock_reads"},
+    {"[[tasks]]\nname = \"a\"\ncpu_clock_reads = true\n", "tasks[0].cpu_clock_reads"},
     // overflowing times
     {"length = \"1s\"\n[[tasks]]\nname = \"a\"\nlifetime = \"9223372036.854s\"\n",
      "tasks[0].lifetime"},

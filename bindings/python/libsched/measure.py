@@ -154,6 +154,12 @@ def _check(plan: dict[str, Any], host: _host.Host) -> None:
             raise MeasureError(
                 f"{where}.slice", "a requested slice (sched_setattr) is not measured"
             )
+        if t["cpu_clock_reads"] is not None:
+            _warn(
+                f"{where}.cpu_clock_reads",
+                "not measured as set: the worker times its periodic, timer and random runs "
+                "by reading its CPU clock every few microseconds, and a burner never reads it",
+            )
         if t["behaviour"]["type"] == "steps":
             raise MeasureError(
                 f"{where}.behaviour",

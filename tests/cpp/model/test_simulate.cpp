@@ -275,6 +275,49 @@ TEST_CASE("two nice-0 burners switch at the tick-quantised slice") {
     }
 }
 
+TEST_CASE("burners that read their CPU clock switch at the slice's end, not the tick (6.6+)") {
+    // Each read runs update_curr(), which ends the turn once the slice is used up, so
+    // turns last one slice (1 online CPU: 0.75 ms to 6.14, 0.70 ms from 6.15), against a
+    // 4 ms tick. Old CFS's update_curr() never reschedules: nothing changes there.
+    struct reads_case {
+        kernel_version kernel;
+        double slice_ms; // 0: old CFS, turns stay at the tick
+    };
+    for (const reads_case c : {reads_case{{6, 6}, 0.75}, reads_case{{6, 12}, 0.75},
+                               reads_case{{6, 18}, 0.70}, reads_case{{5, 15}, 0.0}}) {
+        INFO("kernel " << c.kernel.str());
+        scenario sc = one_cpu(c.kernel);
+        sc.length = 11 * sec;
+        sc.window_start = 1 * sec;
+        sc.tasks = {burner("a"), burner("b")};
+        const repetition_result plain = run_one(sc);
+        for (task_spec& t : sc.tasks)
+            t.cpu_clock_reads = 10'000;
+        const repetition_result reading = run_one(sc);
+        const double per_second = static_cast<double>(window_switches(reading)) / 10.0;
+        if (c.slice_ms == 0.0) {
+            testing::check_same(plain, reading, false);
+            continue;
+        }
+        const double expected = 1000.0 / c.slice_ms;
+        CHECK(per_second > 0.98 * expected);
+        CHECK(per_second <= expected);
+        CHECK(std::abs(find(reading, "a").share - 0.5) < 0.005);
+        CHECK(std::abs(find(reading, "b").share - 0.5) < 0.005);
+        CHECK(static_cast<double>(window_switches(plain)) / 10.0 == Approx(250.0).margin(0.2));
+    }
+}
+
+TEST_CASE("a task's CPU clock reads are not switches, wakeups or CPU time") {
+    // One reader alone on its CPU: the reads change nothing a user could see.
+    scenario sc = one_cpu({6, 18});
+    sc.length = 3 * sec;
+    sc.tasks = {periodic("p", 2 * ms, 3 * ms)};
+    const repetition_result plain = run_one(sc);
+    sc.tasks[0].cpu_clock_reads = 5'000;
+    testing::check_same(plain, run_one(sc), false);
+}
+
 TEST_CASE("the same scenario and seed give identical results") {
     for (const scenario& sc : mixed_scenarios()) {
         INFO(sc.machine.kernel.str() << " HZ " << sc.machine.hz);

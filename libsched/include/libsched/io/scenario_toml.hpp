@@ -282,6 +282,7 @@ inline task_spec read_task(const toml::node& n, const std::string& field, read_l
     t.take_into("exit_at", task.exit_at, read_duration);
     t.take_into("system_share", task.system_share, read_number);
     t.take_into("slice", task.slice, read_duration);
+    t.take_into("cpu_clock_reads", task.cpu_clock_reads, read_duration);
     t.take_into("timer_slack", task.timer_slack, read_duration);
     if (const toml::node* r = t.take("renice"))
         log.attempt([&] {

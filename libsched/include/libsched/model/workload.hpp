@@ -128,6 +128,7 @@ public:
             pg->affinity.push_back({spec.set_affinity[i].at, std::move(affinity_masks[i])});
         pg->system_share = spec.system_share;
         pg->timer_slack = spec.timer_slack.value_or(timer_slack_);
+        pg->clock_reads = spec.cpu_clock_reads.value_or(0);
         pg->nice_clamped = clamp_nice(spec.nice).clamped;
         pg->entry = &spec.name;
         if (pg->what.steps()) {
@@ -158,12 +159,15 @@ public:
             sim_.schedule_at(sim_.now(), exit_order, exit_h_, pg.index);
         else if (pg.budget != unlimited)
             arm_burst(pg);
+        if (pg.clock_reads > 0)
+            pg.clock_read.start_in(pg.clock_reads);
     }
     void switched_out(task& t) {
         program& pg = of(t);
         if (pg.budget != unlimited)
             pg.budget -= t.se.sum_exec_runtime - pg.runtime_at_switch_in;
         pg.burst.cancel();
+        pg.clock_read.cancel();
     }
     bool tick_in_kernel_mode(task& t) {
         const double share = of(t).system_share;
@@ -193,6 +197,13 @@ private:
 
     // The running task's burst ends once it has had its remaining budget of CPU.
     void arm_burst(program& pg) { pg.burst.start_in(pg.budget); }
+
+    // The running task reads its CPU clock, and goes on doing so while it runs.
+    void on_clock_read(std::uint64_t idx) {
+        program& pg = *programs_[idx];
+        core_.read_cpu_clock(pg.t);
+        pg.clock_read.start_in(pg.clock_reads);
+    }
 
     // The process starts: wake_up_new_task(), then its own plans.
     void on_fork(std::uint64_t idx) {
@@ -610,6 +621,7 @@ private:
     using burst_timer = des::timer<des::member_call<workload, &workload::on_burst_done>>;
     using sleep_timer = des::timer<des::member_call<workload, &workload::on_sleep_expiry>>;
     using idle_exit_timer = des::timer<des::member_call<workload, &workload::on_idle_exit>>;
+    using clock_read_timer = des::timer<des::member_call<workload, &workload::on_clock_read>>;
 
     // A CPU's sleep timers, earliest hard expiry (then program) first: the timerqueue of
     // its CLOCK_MONOTONIC base, a binary heap (no allocation per sleep, unlike a tree
@@ -647,7 +659,7 @@ private:
         program(des::simulator& sim, workload* w, std::uint64_t idx, task& tk,
                 const behaviour_spec& b)
             : index(idx), t(tk), what(b), burst(sim, burst_order, {w, idx}),
-              sleep(sim, wakeup_order, {w, idx}) {}
+              sleep(sim, wakeup_order, {w, idx}), clock_read(sim, burst_order, {w, idx}) {}
         std::uint64_t index;
         task& t;
         behaviour what;
@@ -657,6 +669,7 @@ private:
         std::vector<std::pair<sim_time, std::vector<bool>>> affinity; // set_affinity, masked
         double system_share = 0.0;
         duration timer_slack = 0; // prctl(PR_SET_TIMERSLACK), or the machine's
+        duration clock_reads = 0; // reads its CPU clock every this much of its run; 0: never
         bool nice_clamped = false;
         duration budget = unlimited; // CPU time left in the current burst
         duration runtime_at_switch_in = 0;
@@ -666,6 +679,7 @@ private:
         int sleep_cpu = 0;    // the CPU whose timer base holds it
         burst_timer burst;
         sleep_timer sleep;
+        clock_read_timer clock_read;
         const std::string* entry = nullptr; // its [[tasks]] entry's name
         std::unique_ptr<steps_state> st;    // a program of steps only
     };

@@ -122,6 +122,11 @@ struct task_spec {
     // 6.12+: a requested slice (sched_setattr() sched_runtime); the kernel clamps it to
     // [0.1 ms, 100 ms]. Unset: the base slice.
     std::optional<duration> slice;
+    // The task reads its own CPU-time clock (clock_gettime(CLOCK_THREAD_CPUTIME_ID),
+    // getrusage(RUSAGE_THREAD)) every this much of its run time, as a loop that times its
+    // work by CPU time does. Each read is task_sched_runtime(): the class's update_curr(),
+    // which may find the slice used up and reschedule. Unset: it never reads it.
+    std::optional<duration> cpu_clock_reads;
     // The cpu cgroup the task runs in (a [[cgroups]] path such as "web/api"); empty = the
     // root cgroup.
     std::string cgroup;

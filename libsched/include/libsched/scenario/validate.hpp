@@ -886,6 +886,14 @@ inline void check_task(const scenario& sc, std::size_t i, const valid_bases& b,
                      format_duration(eevdf::clamp_custom_slice(*t.slice)) +
                      " as __setparam_fair() does");
     }
+    if (const auto& every = t.cpu_clock_reads) {
+        if (*every < nsec_per_usec)
+            reject(v, at + ".cpu_clock_reads",
+                   format_duration(*every) +
+                       " is under 1us: a read (a system call) takes about that long itself");
+        else
+            check_span(at + ".cpu_clock_reads", *every, v);
+    }
     if (const auto& slack = t.timer_slack) {
         if (*slack < 0)
             reject(v, at + ".timer_slack", format_duration(*slack) + " is negative");

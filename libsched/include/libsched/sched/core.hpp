@@ -463,6 +463,18 @@ public:
         c.resched.start_in(before + costs_.resched_latency);
     }
 
+    // clock_gettime(CLOCK_THREAD_CPUTIME_ID) by the running task itself: task_sched_runtime()
+    // brings its class's accounting up to now (update_curr()), which may find its slice used
+    // up; the reschedule comes at the system call's return.
+    void read_cpu_clock(task& p) {
+        rq& r = task_rq(p);
+        if (r.curr != &p)
+            return;
+        update_rq_clock(r);
+        p.sched_class->update_curr(r);
+        maybe_resched(r);
+    }
+
     // task_sched_runtime(): sum_exec_runtime including the part not yet accounted.
     duration task_sched_runtime(const task& p) {
         rq& r = cpu_rq(p.cpu);
