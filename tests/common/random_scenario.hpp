@@ -97,6 +97,10 @@ public:
         // And now and then an entry that runs and calls sched_yield(), for ever.
         if (pick(0, 3) == 1)
             make_yielder(sc.tasks[static_cast<std::size_t>(pick(0, entries - 1))]);
+        // And an entry that reads its CPU clock while it runs, every 5 to 50 us.
+        if (pick(0, 3) == 1)
+            sc.tasks[static_cast<std::size_t>(pick(0, entries - 1))].cpu_clock_reads =
+                pick(5, 50) * nsec_per_usec;
         return sc;
     }
 
