@@ -159,15 +159,19 @@ public:
             sim_.schedule_at(sim_.now(), exit_order, exit_h_, pg.index);
         else if (pg.budget != unlimited)
             arm_burst(pg);
-        if (pg.clock_reads > 0)
-            pg.clock_read.start_in(pg.clock_reads);
+        if (pg.clock_reads > 0) {
+            cpu_timers& c = *cpus_[static_cast<std::size_t>(t.cpu)];
+            c.reader = pg.index;
+            c.clock_read.start_in(pg.clock_reads);
+        }
     }
     void switched_out(task& t) {
         program& pg = of(t);
         if (pg.budget != unlimited)
             pg.budget -= t.se.sum_exec_runtime - pg.runtime_at_switch_in;
         pg.burst.cancel();
-        pg.clock_read.cancel();
+        if (pg.clock_reads > 0)
+            cpus_[static_cast<std::size_t>(t.cpu)]->clock_read.cancel();
     }
     bool tick_in_kernel_mode(task& t) {
         const double share = of(t).system_share;
@@ -198,11 +202,12 @@ private:
     // The running task's burst ends once it has had its remaining budget of CPU.
     void arm_burst(program& pg) { pg.burst.start_in(pg.budget); }
 
-    // The running task reads its CPU clock, and goes on doing so while it runs.
-    void on_clock_read(std::uint64_t idx) {
-        program& pg = *programs_[idx];
+    // The CPU's running task reads its CPU clock, and goes on doing so while it runs.
+    void on_clock_read(std::uint64_t cpu) {
+        cpu_timers& c = *cpus_[cpu];
+        program& pg = *programs_[c.reader];
         core_.read_cpu_clock(pg.t);
-        pg.clock_read.start_in(pg.clock_reads);
+        c.clock_read.start_in(pg.clock_reads);
     }
 
     // The process starts: wake_up_new_task(), then its own plans.
@@ -628,10 +633,12 @@ private:
     // node), and the handling of an interrupt that found it idle.
     struct cpu_timers {
         cpu_timers(des::simulator& sim, workload* w, std::uint64_t cpu)
-            : idle_exit(sim, wakeup_order, {w, cpu}) {}
+            : idle_exit(sim, wakeup_order, {w, cpu}), clock_read(sim, burst_order, {w, cpu}) {}
         using sleeper = std::pair<sim_time, std::uint64_t>; // hard expiry, program
         std::priority_queue<sleeper, std::vector<sleeper>, std::greater<>> queue;
         idle_exit_timer idle_exit;
+        clock_read_timer clock_read; // the running task's next CPU-clock read
+        std::uint64_t reader = 0;    // its program
     };
 
     // Where a program of steps stands, and its timers of its own.
@@ -659,7 +666,7 @@ private:
         program(des::simulator& sim, workload* w, std::uint64_t idx, task& tk,
                 const behaviour_spec& b)
             : index(idx), t(tk), what(b), burst(sim, burst_order, {w, idx}),
-              sleep(sim, wakeup_order, {w, idx}), clock_read(sim, burst_order, {w, idx}) {}
+              sleep(sim, wakeup_order, {w, idx}) {}
         std::uint64_t index;
         task& t;
         behaviour what;
@@ -679,7 +686,6 @@ private:
         int sleep_cpu = 0;    // the CPU whose timer base holds it
         burst_timer burst;
         sleep_timer sleep;
-        clock_read_timer clock_read;
         const std::string* entry = nullptr; // its [[tasks]] entry's name
         std::unique_ptr<steps_state> st;    // a program of steps only
     };
