@@ -285,8 +285,8 @@ def test_warns_of_another_kernel() -> None:
 def test_warns_that_cpu_clock_reads_are_the_workers_own() -> None:
     needs_host()
     toml = (
-        f'length = "0.2s"\n[machine]\ntopology = "host"\nhz = {HOST.hz or 250}\n'
-        '[[tasks]]\nname = "a"\ncpu_clock_reads = "10us"\n'
+        f'length = "0.2s"\n[machine]\ntopology = "host"\nkernel = "{SERIES}"\n'
+        f'hz = {HOST.hz or 250}\n[[tasks]]\nname = "a"\ncpu_clock_reads = "10us"\n'
         'behaviour = { type = "periodic", run = "1ms", sleep = "9ms" }\n'
     )
     with pytest.warns(libsched.ScenarioWarning, match=r"tasks\[0\]\.cpu_clock_reads: not measured"):
