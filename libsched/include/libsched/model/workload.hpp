@@ -159,11 +159,8 @@ public:
             sim_.schedule_at(sim_.now(), exit_order, exit_h_, pg.index);
         else if (pg.budget != unlimited)
             arm_burst(pg);
-        if (pg.clock_reads > 0) {
-            cpu_timers& c = *cpus_[static_cast<std::size_t>(t.cpu)];
-            c.reader = pg.index;
-            c.clock_read.start_in(pg.clock_reads);
-        }
+        if (pg.clock_reads > 0)
+            cpus_[static_cast<std::size_t>(t.cpu)]->clock_read.start_in(pg.clock_reads);
     }
     void switched_out(task& t) {
         program& pg = of(t);
@@ -204,10 +201,9 @@ private:
 
     // The CPU's running task reads its CPU clock, and goes on doing so while it runs.
     void on_clock_read(std::uint64_t cpu) {
-        cpu_timers& c = *cpus_[cpu];
-        program& pg = *programs_[c.reader];
+        program& pg = of(*core_.cpu_rq(static_cast<int>(cpu)).curr);
         core_.read_cpu_clock(pg.t);
-        c.clock_read.start_in(pg.clock_reads);
+        cpus_[cpu]->clock_read.start_in(pg.clock_reads);
     }
 
     // The process starts: wake_up_new_task(), then its own plans.
@@ -638,7 +634,6 @@ private:
         std::priority_queue<sleeper, std::vector<sleeper>, std::greater<>> queue;
         idle_exit_timer idle_exit;
         clock_read_timer clock_read; // the running task's next CPU-clock read
-        std::uint64_t reader = 0;    // its program
     };
 
     // Where a program of steps stands, and its timers of its own.

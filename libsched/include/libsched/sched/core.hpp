@@ -470,8 +470,7 @@ public:
         rq& r = task_rq(p);
         if (r.curr != &p)
             return;
-        update_rq_clock(r);
-        p.sched_class->update_curr(r);
+        update_curr(r);
         maybe_resched(r);
     }
 
