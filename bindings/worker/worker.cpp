@@ -1,12 +1,15 @@
 // libsched-worker: one task of a scenario measured on the host (libsched.measure).
 //
-//   libsched-worker START_NS EXIT_NS WINDOW_START_NS WINDOW_END_NS BEHAVIOUR...
+//   libsched-worker START_NS EXIT_NS WINDOW_START_NS WINDOW_END_NS READ_NS BEHAVIOUR...
 //     burner
 //     periodic RUN_NS SLEEP_NS     burn RUN_NS of its own CPU time, sleep SLEEP_NS, repeat
 //     timer RUN_NS PERIOD_NS       the same on an absolute timer: burst k is due at
 //                                  START_NS + k * PERIOD_NS (missed points are skipped)
 //     random SEED RUN SLEEP        run and sleep drawn from RUN and SLEEP, each
 //                                  "constant:A", "uniform:LOW:HIGH" or "exponential:MEAN"
+//
+// READ_NS > 0 reads the thread's CPU clock every READ_NS of run time (the task's
+// cpu_clock_reads); with 0 the worker never reads it while it runs.
 //
 // The worker blocks until a line arrives on stdin, so that the driver can place it (cgroup,
 // affinity, nice, policy) first; the line is the run's time zero, a CLOCK_MONOTONIC time
@@ -15,6 +18,8 @@
 // stdout: its getrusage times, /proc/self/sched's sum_exec_runtime, nr_migrations and
 // switch counts, when it started and exited (from time zero), and (timer) the lateness of
 // each wakeup due inside the window.
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cinttypes>
 #include <cmath>
@@ -23,6 +28,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <limits>
 #include <string>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -51,24 +57,86 @@ void spin(int iterations) {
         sink = sink + static_cast<std::uint64_t>(i);
 }
 
-// Spins until the monotonic clock (vDSO: no system call) reaches `stop`.
-void burn_until(ns stop) {
-    while (now(CLOCK_MONOTONIC) < stop)
-        spin(1000);
-}
+// Iterations in one chunk of spinning, a few microseconds.
+constexpr int chunk_spins = 20000;
 
-// Burns `length` of this thread's CPU time, or until the monotonic clock reaches `stop`;
-// false when it stopped at `stop`. The CPU clock is a system call, so it is read only
-// every few tens of microseconds.
-bool burn(ns length, ns stop) {
-    const ns begin = now(CLOCK_THREAD_CPUTIME_ID);
-    while (now(CLOCK_THREAD_CPUTIME_ID) - begin < length) {
-        spin(20000);
-        if (now(CLOCK_MONOTONIC) >= stop)
-            return false;
+// Burns CPU time measured without reading the thread's CPU clock: each read of that clock
+// is a system call that runs the class's update_curr(), which from 6.6 ends the turn once
+// the slice is used up (docs/model.md, cpu_clock_reads), so a worker that polled it would
+// be another task than the scenario's. It spins in chunks timed by the monotonic clock
+// (vDSO, no system call). A chunk counts its own length, unless it took over twice the
+// median of the last chunks and the thread was switched out meanwhile: then it counts that
+// median. getrusage(RUSAGE_THREAD) gives the switch counts without update_curr()
+// (task_cputime_adjusted() runs task_sched_runtime() only under VIRT_CPU_ACCOUNTING_GEN).
+// So an interrupt or a stalled vCPU counts as the kernel charges it, to the task, and the
+// median follows the CPU's speed within a few dozen chunks. With read_every > 0 it also
+// reads the CPU clock every that much of run time, as a task with cpu_clock_reads does.
+class cpu_spinner {
+public:
+    explicit cpu_spinner(ns read_every) : read_every_(read_every) {}
+
+    // Burns `length` of CPU time; false when the monotonic clock reached `stop` first.
+    bool run(ns length, ns stop) {
+        ns done = ahead_;
+        switches_ = switches();
+        for (ns begin = now(CLOCK_MONOTONIC); done < length;) {
+            spin(chunk_spins);
+            const ns end = now(CLOCK_MONOTONIC);
+            done += account(end - begin);
+            if (end >= stop)
+                return false;
+            begin = end;
+        }
+        ahead_ = done - length; // the last chunk's overshoot counts towards the next run
+        return true;
     }
-    return true;
-}
+
+    // Burns until the monotonic clock reaches `stop`.
+    void run_until(ns stop) {
+        while (run(std::numeric_limits<ns>::max(), stop)) {
+        }
+    }
+
+private:
+    static constexpr std::size_t window = 63;
+
+    static long switches() {
+        rusage ru{};
+        getrusage(RUSAGE_THREAD, &ru);
+        return ru.ru_nvcsw + ru.ru_nivcsw;
+    }
+
+    // The CPU time a chunk that took `wall` counts, reading the CPU clock when due.
+    ns account(ns wall) {
+        recent_[next_++ % window] = wall;
+        if (next_ <= window || next_ % 16 == 0) { // the median, refreshed every 16 chunks
+            std::array<ns, window> sorted = recent_;
+            const std::size_t n = std::min(next_, window);
+            std::nth_element(sorted.begin(), sorted.begin() + n / 2, sorted.begin() + n);
+            median_ = sorted[n / 2];
+        }
+        ns counted = wall;
+        if (wall > 2 * median_) {
+            const long seen = switches();
+            if (seen != switches_)
+                counted = median_;
+            switches_ = seen;
+        }
+        if (read_every_ > 0 && (since_read_ += counted) >= read_every_) {
+            since_read_ = 0;
+            now(CLOCK_THREAD_CPUTIME_ID);
+        }
+        return counted;
+    }
+
+    ns read_every_;
+    std::array<ns, window> recent_{};
+    std::size_t next_ = 0;
+    ns median_ = 0;
+    ns since_read_ = 0;
+    ns ahead_ = 0;
+    long switches_ = 0;
+};
 
 // splitmix64: the worker's own draws (a host run cannot replay the simulator's).
 struct random_draws {
@@ -189,7 +257,7 @@ void report(ns started, ns exited, const std::vector<ns>& lateness) {
 
 int usage(const char* self) {
     std::fprintf(stderr,
-                 "usage: %s START_NS EXIT_NS WINDOW_START_NS WINDOW_END_NS "
+                 "usage: %s START_NS EXIT_NS WINDOW_START_NS WINDOW_END_NS READ_NS "
                  "burner | periodic RUN_NS SLEEP_NS | timer RUN_NS PERIOD_NS | "
                  "random SEED RUN SLEEP\n",
                  self);
@@ -199,27 +267,29 @@ int usage(const char* self) {
 } // namespace
 
 int main(int argc, char** argv) {
-    ns start = 0, stop = 0, window_start = 0, window_end = 0, run = 0, gap = 0;
-    if (argc < 6 || !parse_ns(argv[1], start) || !parse_ns(argv[2], stop) ||
-        !parse_ns(argv[3], window_start) || !parse_ns(argv[4], window_end))
+    ns start = 0, stop = 0, window_start = 0, window_end = 0, read_every = 0, run = 0, gap = 0;
+    if (argc < 7 || !parse_ns(argv[1], start) || !parse_ns(argv[2], stop) ||
+        !parse_ns(argv[3], window_start) || !parse_ns(argv[4], window_end) ||
+        !parse_ns(argv[5], read_every) || read_every < 0)
         return usage(argv[0]);
-    const std::string kind = argv[5];
+    const std::string kind = argv[6];
     distribution run_dist, sleep_dist;
     ns seed = 0;
     if (kind == "burner") {
-        if (argc != 6)
+        if (argc != 7)
             return usage(argv[0]);
     } else if (kind == "periodic" || kind == "timer") {
-        if (argc != 8 || !parse_ns(argv[6], run) || !parse_ns(argv[7], gap) || run <= 0 ||
+        if (argc != 9 || !parse_ns(argv[7], run) || !parse_ns(argv[8], gap) || run <= 0 ||
             gap < 0 || (kind == "timer" && gap <= 0))
             return usage(argv[0]);
     } else if (kind == "random") {
-        if (argc != 9 || !parse_ns(argv[6], seed) || !parse_distribution(argv[7], run_dist) ||
-            !parse_distribution(argv[8], sleep_dist))
+        if (argc != 10 || !parse_ns(argv[7], seed) || !parse_distribution(argv[8], run_dist) ||
+            !parse_distribution(argv[9], sleep_dist))
             return usage(argv[0]);
     } else {
         return usage(argv[0]);
     }
+    cpu_spinner cpu{read_every};
 
     char line[32] = {};
     std::size_t got = 0;
@@ -244,14 +314,14 @@ int main(int argc, char** argv) {
     const ns started = now(CLOCK_MONOTONIC);
     std::vector<ns> lateness;
     if (kind == "burner") {
-        burn_until(stop);
+        cpu.run_until(stop);
     } else if (kind == "periodic") {
-        while (burn(run, stop) && now(CLOCK_MONOTONIC) < stop) {
+        while (cpu.run(run, stop) && now(CLOCK_MONOTONIC) < stop) {
             const ns wake = now(CLOCK_MONOTONIC) + gap;
             sleep_until(wake < stop ? wake : stop);
         }
     } else if (kind == "timer") {
-        while (burn(run, stop)) {
+        while (cpu.run(run, stop)) {
             const ns t = now(CLOCK_MONOTONIC);
             // The first grid point not yet passed (one reached exactly runs at once).
             const ns due = start + (t - start + gap - 1) / gap * gap;
@@ -265,7 +335,7 @@ int main(int argc, char** argv) {
         }
     } else {
         random_draws rng{static_cast<std::uint64_t>(seed)};
-        while (burn(run_dist.draw(rng), stop) && now(CLOCK_MONOTONIC) < stop) {
+        while (cpu.run(run_dist.draw(rng), stop) && now(CLOCK_MONOTONIC) < stop) {
             const ns wake = now(CLOCK_MONOTONIC) + sleep_dist.draw(rng);
             sleep_until(wake < stop ? wake : stop);
         }

@@ -87,6 +87,14 @@ def _check(plan: dict[str, Any], host: _host.Host) -> None:
             f"{m['cpus']} of the host's {len(host.online)} online CPUs: the tasks are held to "
             f"CPUs 0-{m['cpus'] - 1}",
         )
+    # get_update_sysctl_factor(): the tunables scale with min(online, 8) CPUs.
+    online, host_online = m["online_cpus"] or m["cpus"], len(host.online)
+    if min(online, 8) != min(host_online, 8):
+        _warn(
+            "machine.online_cpus",
+            f"{online}, the host has {host_online} online: its kernel scales its slices for "
+            f"{host_online} (set online_cpus = {host_online} to simulate that)",
+        )
     series = f"{host.series[0]}.{host.series[1]}"
     if m["kernel"].split(".")[:2] != series.split("."):
         _warn("machine.kernel", f"the scenario models {m['kernel']}, the host runs {series}")
@@ -153,12 +161,6 @@ def _check(plan: dict[str, Any], host: _host.Host) -> None:
         if t["slice"] is not None:
             raise MeasureError(
                 f"{where}.slice", "a requested slice (sched_setattr) is not measured"
-            )
-        if t["cpu_clock_reads"] is not None:
-            _warn(
-                f"{where}.cpu_clock_reads",
-                "not measured as set: the worker times its periodic, timer and random runs "
-                "by reading its CPU clock every few microseconds, and a burner never reads it",
             )
         if t["behaviour"]["type"] == "steps":
             raise MeasureError(
@@ -460,7 +462,9 @@ def _worker_argv(plan: dict[str, Any], task: dict[str, Any], start: int, seed: i
     if task["exit_at"] is not None:
         stop = min(stop, task["exit_at"])
     b = task["behaviour"]
+    reads = task["cpu_clock_reads"] or 0
     argv = [WORKER, str(start), str(stop), str(plan["window_start"]), str(plan["window_end"])]
+    argv.append(str(reads))
     if b["type"] == "burner":
         return [*argv, "burner"]
     if b["type"] == "periodic":

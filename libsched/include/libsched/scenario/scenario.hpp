@@ -123,7 +123,7 @@ struct task_spec {
     // [0.1 ms, 100 ms]. Unset: the base slice.
     std::optional<duration> slice;
     // The task reads its own CPU-time clock (clock_gettime(CLOCK_THREAD_CPUTIME_ID),
-    // getrusage(RUSAGE_THREAD)) every this much of its run time, as a loop that times its
+    // getrusage(RUSAGE_SELF)) every this much of its run time, as a loop that times its
     // work by CPU time does. Each read is task_sched_runtime(): the class's update_curr(),
     // which may find the slice used up and reschedule. Unset: it never reads it.
     std::optional<duration> cpu_clock_reads;
