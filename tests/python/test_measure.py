@@ -12,7 +12,7 @@ import sys
 import textwrap
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 import pytest
 
@@ -118,6 +118,8 @@ def test_nice_0_against_nice_10_on_one_cpu(tmp_path: Path) -> None:
     assert a["share"] + b["share"] <= 1.0 + 2 * tick / 1.5
     assert doc["provenance"]["source"] == "measured"
     assert doc["provenance"]["host_release"] == os.uname().release
+    # As root the driver reads where the host's tick falls and starts the run on one.
+    assert doc["provenance"]["time_zero_on_tick"] is True
     assert json.loads(out.read_text()) == doc
     assert leftovers() == ([], [])
 
@@ -329,6 +331,48 @@ def test_cpu_clock_reads_end_turns_from_6_6() -> None:
     plain = libsched.measure(Text(split_toml()))["summary"][0]
     reads = libsched.measure(Text(split_toml("10us")))["summary"][0]
     assert reads["nivcsw_per_s"] > 2 * plain["nivcsw_per_s"]
+
+
+TIMER_LIST = """\
+now at 45798978744798 nsecs
+
+cpu: 0
+ clock 0:
+  .offset:     0 nsecs
+  .last_tick      : {0} nsecs
+  .tick_stopped   : 0
+
+cpu: 1
+ clock 0:
+  .offset:     0 nsecs
+  .last_tick      : {1} nsecs
+"""
+
+
+@pytest.mark.parametrize(
+    ("ticks", "cpus", "phase"),
+    [
+        ((45798792000000, 45798972000000), [0, 1], 0),  # one grid: multiples of 4 ms
+        ((45798792001000, 45798972001000), [0, 1], 1000),
+        ((45798792000000, 45798972002000), [0, 1], None),  # skew_tick: no common phase
+        ((45798792000000, 45798972002000), [0], 0),  # only the measured CPUs count
+        ((45798792000000, 45798972000000), [0, 2], None),  # a CPU the file does not show
+    ],
+)
+def test_tick_phase_is_the_last_ticks_common_offset(
+    monkeypatch: pytest.MonkeyPatch, ticks: tuple[int, int], cpus: list[int], phase: Optional[int]
+) -> None:
+    monkeypatch.setattr(_host, "read_text", lambda path: TIMER_LIST.format(*ticks))
+    assert _host.tick_phase(cpus, _host.tick_nsec(250)) == phase
+
+
+def test_tick_period_is_tick_nsec() -> None:
+    assert [_host.tick_nsec(hz) for hz in (100, 250, 300, 1000)] == [
+        10_000_000,
+        4_000_000,
+        3_333_333,
+        1_000_000,
+    ]
 
 
 def test_rejects_bad_arguments() -> None:

@@ -87,6 +87,30 @@ def kernel_hz(
     ), "jiffies of /proc/timer_list over CLOCK_MONOTONIC"
 
 
+def tick_nsec(hz: int) -> int:
+    """TICK_NSEC: the tick period in ns, (NSEC_PER_SEC + HZ / 2) / HZ."""
+    return (1_000_000_000 + hz // 2) // hz
+
+
+def tick_phase(cpus: list[int], period: int) -> Optional[int]:
+    """Where the periodic tick falls on CLOCK_MONOTONIC, in [0, period): each listed CPU's
+    last tick (tick_sched's last_tick in /proc/timer_list, readable by root) modulo the
+    period. The ticks of all CPUs share one grid (tick_setup_sched_timer() starts them on
+    the jiffies update, and a stopped tick restarts on it), unless skew_tick shifts them;
+    None when the file cannot be read or the CPUs disagree."""
+    text = read_text("/proc/timer_list")
+    if text is None:
+        return None
+    cpu, phases = None, {}
+    for line in text.splitlines():
+        if line.startswith("cpu: "):
+            cpu = int(line.split()[1])
+        elif line.strip().startswith(".last_tick") and cpu in cpus:
+            phases[cpu] = int(line.split(":")[1].split()[0]) % period
+    found = set(phases.values())
+    return found.pop() if len(found) == 1 and len(phases) == len(cpus) else None
+
+
 def online_cpus() -> list[int]:
     """The online CPUs' kernel numbers, in order."""
     text = read_text("/sys/devices/system/cpu/online")

@@ -481,8 +481,11 @@ def _worker_argv(plan: dict[str, Any], task: dict[str, Any], start: int, seed: i
 class _Run:
     """One repetition: spawn, place, release, sample, reap; close() undoes everything."""
 
-    def __init__(self, plan: dict[str, Any], host: _host.Host, repetition: int) -> None:
+    def __init__(
+        self, plan: dict[str, Any], host: _host.Host, repetition: int, tick_phase: Optional[int]
+    ) -> None:
         self.plan, self.host, self.repetition = plan, host, repetition
+        self.tick_phase = tick_phase
         self.cpus = host.online[: plan["machine"]["cpus"]]
         self.workers: list[_Worker] = []
         self.holders: list[tuple[int, int]] = []  # pid, release descriptor
@@ -591,6 +594,9 @@ class _Run:
         self.cpu_samples: dict[str, dict[int, tuple[int, int]]] = {}
         self.group_samples: dict[str, dict[str, dict[str, int]]] = {}
         zero = _now() + SETUP_MARGIN_NS
+        if self.host.hz is not None and self.tick_phase is not None:
+            # On a tick, as the model's ticks count from time zero.
+            zero += (self.tick_phase - zero) % _host.tick_nsec(self.host.hz)
         self.cpu_samples["zero"] = _cpu_times(self.cpus)
         for w in self.workers:
             os.write(w.stdin, f"{zero}\n".encode())
@@ -754,7 +760,15 @@ class _Run:
 # --- the document ---------------------------------------------------------------------------
 
 
-def _provenance(plan: dict[str, Any], host: _host.Host) -> dict[str, Any]:
+def _tick_phase(plan: dict[str, Any], host: _host.Host) -> Optional[int]:
+    if host.hz is None:
+        return None
+    return _host.tick_phase(host.online[: plan["machine"]["cpus"]], _host.tick_nsec(host.hz))
+
+
+def _provenance(
+    plan: dict[str, Any], host: _host.Host, tick_phase: Optional[int]
+) -> dict[str, Any]:
     from . import __version__
 
     tunables = host.tunables()
@@ -780,6 +794,7 @@ def _provenance(plan: dict[str, Any], host: _host.Host) -> dict[str, Any]:
         "host_release": host.release,
         "cgroup_version": host.cgroup.version if host.cgroup else None,
         "autogroup": host.autogroup,
+        "time_zero_on_tick": tick_phase is not None,
         "unreadable": dict(sorted(host.unreadable.items())),
         "model": None,
     }
@@ -835,12 +850,19 @@ def measure(
 
     main_thread = __import__("threading").current_thread() is __import__("threading").main_thread()
     old_term = signal.signal(signal.SIGTERM, _raise_terminated) if main_thread else None
+    tick_phase = _tick_phase(plan, host)
+    if tick_phase is None:
+        host.unreadable["tick"] = "time zero is not put on a tick: " + (
+            "HZ is unknown"
+            if host.hz is None
+            else "/proc/timer_list (root only) shows no common last_tick for the CPUs"
+        )
     reps: list[dict[str, Any]] = []
     try:
         for r in range(plan["repetitions"]):
             if progress:
                 progress(r, plan["repetitions"])
-            run = _Run(plan, host, r)
+            run = _Run(plan, host, r, tick_phase)
             try:
                 run.start()
                 reps.append(run.run())
@@ -849,7 +871,7 @@ def measure(
     finally:
         if main_thread:
             signal.signal(signal.SIGTERM, old_term)
-    measured = {"provenance": _provenance(plan, host), "repetitions": reps}
+    measured = {"provenance": _provenance(plan, host, tick_phase), "repetitions": reps}
     result: dict[str, Any] = json.loads(
         _core.measure.measured_document(text, origin, json.dumps(measured))
     )
