@@ -83,8 +83,8 @@ def light_among_burners(
     multiple of the tick, so its due times meet every phase of it) and nice-0 burners."""
     return libsched.Scenario(
         name="light-among-burners",
-        length="20s",
-        window=["1s", "20s"],
+        length="60s",
+        window=["1s", "60s"],
         machine={"kernel": kernel, "cpus": 1, "hz": 250, **(machine or {})},
         tasks=[
             {

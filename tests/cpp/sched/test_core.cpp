@@ -17,6 +17,7 @@ struct no_hooks final : task_hooks {
     void switched_out(task&) override {}
     bool tick_in_kernel_mode(task&) override { return false; }
     void hrtimer_interrupt(int) override {}
+    bool timer_due(int) override { return false; }
 };
 
 struct machine {

@@ -144,6 +144,7 @@ private:
     }
     bool tick_in_kernel_mode(task& t) { return workload_.tick_in_kernel_mode(t); }
     void hrtimer_interrupt(int cpu) { workload_.hrtimer_interrupt(cpu); }
+    bool timer_due(int cpu) const { return workload_.timer_due(cpu); }
 
     void finish() {
         if (finished_)

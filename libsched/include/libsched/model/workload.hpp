@@ -189,6 +189,12 @@ public:
             run_queues(cpu);
     }
 
+    bool timer_due(int cpu) const {
+        const cpu_timers& c = *cpus_[static_cast<std::size_t>(cpu)];
+        const auto* first = first_due(c);
+        return first != nullptr && expires_now(cpu, first->first);
+    }
+
     sim_time start_of(const task& t) const { return of(t).start; }
     bool nice_clamped(const task& t) const { return of(t).nice_clamped; }
 
@@ -269,6 +275,12 @@ private:
     void on_idle_exit(std::uint64_t cpu) { run_queues(static_cast<int>(cpu)); }
 
     // The first sleep timer of the CPU's queue, if its soft expiry has passed.
+    // A timer past its soft expiry whose hard one has come, or is not behind a core timer.
+    bool expires_now(int cpu, sim_time hard) const {
+        const sim_time now = sim_.now();
+        return hard <= now || hard <= core_.next_cpu_timer(cpu, now);
+    }
+
     const std::pair<sim_time, std::uint64_t>* first_due(const cpu_timers& c) const {
         if (c.queue.empty() || programs_[c.queue.top().second]->soft > sim_.now())
             return nullptr;
@@ -281,10 +293,9 @@ private:
     // hard expiry are the same.
     void run_queues(int cpu) {
         cpu_timers& c = *cpus_[static_cast<std::size_t>(cpu)];
-        const sim_time now = sim_.now();
         while (const auto* first = first_due(c)) {
             const auto [hard, idx] = *first;
-            if (hard > now && hard > core_.next_cpu_timer(cpu, now))
+            if (!expires_now(cpu, hard))
                 return;
             c.queue.pop();
             program& pg = *programs_[idx];

@@ -35,7 +35,7 @@ struct machine_costs {
 
 // What runs above the scheduler (the tasks' programs), told when a task gets or loses a
 // CPU, asked in which mode a tick finds it and told of the CPU's own hrtimer interrupts
-// (the tasks' sleep timers share them). basic_core takes any type with these four members;
+// (the tasks' sleep timers share them). basic_core takes any type with these five members;
 // task_hooks is the one to derive from where the type is not known in advance.
 class task_hooks {
 public:
@@ -46,6 +46,8 @@ public:
     // hrtimer_interrupt() on cpu ran the core's own timer (the tick, the HRTICK, the fair
     // server's dl_timer); __hrtimer_run_queues() expires the other timers due there too.
     virtual void hrtimer_interrupt(int cpu) = 0;
+    // Whether hrtimer_interrupt(cpu) now would expire a timer.
+    virtual bool timer_due(int cpu) = 0;
 
 protected:
     ~task_hooks() = default;
@@ -708,8 +710,25 @@ private:
     // The tick and the HRTICK are hrtimers: their interrupt also expires the CPU's other
     // timers that are due.
     void on_tick(std::uint64_t cpu) {
-        sched_tick(cpu_rq(static_cast<int>(cpu)));
+        rq& r = cpu_rq(static_cast<int>(cpu));
+        if (!sched_tick(r)) {
+            hooks_.hrtimer_interrupt(static_cast<int>(cpu));
+            return;
+        }
+        // __hrtimer_run_queues() expires the other timers due after the tick's handler, with
+        // clock_task tick_irq on: the interrupt's time is taken off only at its exit. A
+        // wakee's zero-lag deadline then comes after the one the tick just renewed.
+        if (hooks_.timer_due(static_cast<int>(cpu))) {
+            cpu_of(r).tick_exit.start_in(costs_.tick_irq);
+            return;
+        }
+        tick_irq_exit(r);
         hooks_.hrtimer_interrupt(static_cast<int>(cpu));
+    }
+    void on_tick_exit(std::uint64_t cpu) {
+        rq& r = cpu_rq(static_cast<int>(cpu));
+        hooks_.hrtimer_interrupt(static_cast<int>(cpu));
+        tick_irq_exit(r);
     }
     void on_hrtick(std::uint64_t cpu) {
         hrtick(cpu_rq(static_cast<int>(cpu)));
@@ -731,7 +750,8 @@ private:
               resched(sim, resched_order, {self, static_cast<std::uint64_t>(cpu)}),
               ilb(sim, resched_order, {self, static_cast<std::uint64_t>(cpu)}),
               stop_work(sim, resched_order, {self, static_cast<std::uint64_t>(cpu)}),
-              dl_timer(sim, tick_order, {self, static_cast<std::uint64_t>(cpu)}) {}
+              dl_timer(sim, tick_order, {self, static_cast<std::uint64_t>(cpu)}),
+              tick_exit(sim, tick_order, {self, static_cast<std::uint64_t>(cpu)}) {}
         rq runqueue;
         cpu_timer<&basic_core::on_tick> tick;
         cpu_timer<&basic_core::on_hrtick> hrtick; // HRTICK: the running task's slice end
@@ -739,6 +759,7 @@ private:
         cpu_timer<&basic_core::on_ilb> ilb;             // the NOHZ balance kick's IPI
         cpu_timer<&basic_core::on_stop_work> stop_work; // the stopper, once it runs
         cpu_timer<&basic_core::on_dl_timer> dl_timer;   // the fair server's dl_timer
+        cpu_timer<&basic_core::on_tick_exit> tick_exit; // the tick's handler done, timers due
         task stopper;                                   // migration/N
         task* migration_pending = nullptr; // set_cpus_allowed_ptr()'s work for the stopper
         duration busy = 0;                 // wall time tasks ran, up to last_change
@@ -877,8 +898,10 @@ private:
     }
 
     // sched_tick(): account_process_tick() charges the whole tick to the running task's
-    // utime or stime by the mode the tick interrupted, then the class's task_tick.
-    void sched_tick(rq& r) {
+    // utime or stime by the mode the tick interrupted, then the class's task_tick. True when
+    // its handler ran for tick_irq on behalf of a running task, whose clock_task loses that
+    // time at the interrupt's exit (on_tick() says when that is).
+    bool sched_tick(rq& r) {
         cpu_state& c = cpu_of(r);
         update_rq_clock(r);
         task& curr = *r.curr;
@@ -895,16 +918,20 @@ private:
         if (!idle || nr_running(r) > 0) {
             // The tick's handler runs for tick_irq; schedule() comes after its exit.
             maybe_resched(r, costs_.tick_irq);
-            // irqtime_account_irq() at the interrupt's exit: later clock reads lose it.
-            if (costs_.irq_time_accounting && !idle)
-                r.irq_time += costs_.tick_irq;
         } else if (costs_.nohz_idle) {
             c.tick_stopped = true; // tick_nohz_idle_stop_tick()
             if (lb_)
                 lb_->nohz_balance_enter_idle(r, now());
-            return;
+            return false;
         }
         c.tick.start_in(params().tun.tick_nsec);
+        return !idle && costs_.tick_irq > 0;
+    }
+
+    // irqtime_account_irq() at the tick interrupt's exit: later clock reads lose its time.
+    void tick_irq_exit(rq& r) {
+        if (costs_.irq_time_accounting)
+            r.irq_time += costs_.tick_irq;
     }
 
     // tick_nohz_idle_exit(): the tick resumes at the next point of its grid. A CPU only
