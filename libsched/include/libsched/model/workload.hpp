@@ -275,16 +275,17 @@ private:
     void on_idle_exit(std::uint64_t cpu) { run_queues(static_cast<int>(cpu)); }
 
     // The first sleep timer of the CPU's queue, if its soft expiry has passed.
-    // A timer past its soft expiry whose hard one has come, or is not behind a core timer.
-    bool expires_now(int cpu, sim_time hard) const {
-        const sim_time now = sim_.now();
-        return hard <= now || hard <= core_.next_cpu_timer(cpu, now);
-    }
-
     const std::pair<sim_time, std::uint64_t>* first_due(const cpu_timers& c) const {
         if (c.queue.empty() || programs_[c.queue.top().second]->soft > sim_.now())
             return nullptr;
         return &c.queue.top();
+    }
+
+    // A timer past its soft expiry expires now if its hard one has come, or if no core
+    // timer not yet due is queued before it.
+    bool expires_now(int cpu, sim_time hard) const {
+        const sim_time now = sim_.now();
+        return hard <= now || hard <= core_.next_cpu_timer(cpu, now);
     }
 
     // __hrtimer_run_queues(): in the order of their hard expiries the CPU's timers expire
