@@ -3,6 +3,7 @@
 // document of a measured run, built by the same writer and summary as a simulated one.
 #include "register.hpp"
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <libsched/des/random.hpp>
@@ -20,6 +21,7 @@
 #include <pybind11/stl.h>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -69,6 +71,22 @@ json topology_json(const cpu_topology& t) {
     return {{"cpus", cpus}, {"distance", t.distance}};
 }
 
+// The machine's costs that differ from their defaults: a host has its own.
+json costs_set(const machine_spec& m) {
+    const machine_spec d{};
+    const std::array<std::tuple<const char*, duration, duration>, 4> costs = {{
+        {"resched_latency", m.resched_latency_ns, d.resched_latency_ns},
+        {"tick_irq", m.tick_irq_ns, d.tick_irq_ns},
+        {"idle_exit_latency", m.idle_exit_latency_ns, d.idle_exit_latency_ns},
+        {"ipi_latency", m.ipi_latency_ns, d.ipi_latency_ns},
+    }};
+    json set = json::array();
+    for (const auto& [name, value, default_value] : costs)
+        if (value != default_value)
+            set.push_back(name);
+    return set;
+}
+
 json task_json(const scenario& sc, const task_spec& t) {
     json changes = json::array();
     for (const affinity_change_spec& c : t.set_affinity)
@@ -91,6 +109,7 @@ json task_json(const scenario& sc, const task_spec& t) {
             {"exit_at", optional_value(t.exit_at)},
             {"slice", optional_value(t.slice)},
             {"cpu_clock_reads", optional_value(t.cpu_clock_reads)},
+            {"timer_slack", t.timer_slack.value_or(sc.machine.timer_slack_ns)},
             {"system_share", t.system_share},
             {"cgroup", t.cgroup},
             {"session", t.session}};
@@ -122,6 +141,7 @@ json scenario_plan(const scenario& sc, int repetitions) {
         {"fair_server_runtime", optional_value(m.fair_server_runtime)},
         {"fair_server_period", optional_value(m.fair_server_period)},
         {"cfs_bandwidth_slice_ns", m.cfs_bandwidth_slice_ns},
+        {"costs_set", costs_set(m)},
         {"smt_throughput", optional_value(m.smt_throughput)},
     };
     json cgroups = json::array();

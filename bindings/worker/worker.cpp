@@ -1,6 +1,6 @@
 // libsched-worker: one task of a scenario measured on the host (libsched.measure).
 //
-//   libsched-worker START_NS EXIT_NS WINDOW_START_NS WINDOW_END_NS READ_NS BEHAVIOUR...
+//   libsched-worker START_NS EXIT_NS WINDOW_START_NS WINDOW_END_NS READ_NS SLACK_NS BEHAVIOUR...
 //     burner
 //     periodic RUN_NS SLEEP_NS     burn RUN_NS of its own CPU time, sleep SLEEP_NS, repeat
 //     timer RUN_NS PERIOD_NS       the same on an absolute timer: burst k is due at
@@ -9,7 +9,8 @@
 //                                  "constant:A", "uniform:LOW:HIGH" or "exponential:MEAN"
 //
 // READ_NS > 0 reads the thread's CPU clock every READ_NS of run time (the task's
-// cpu_clock_reads); with 0 the worker never reads it while it runs.
+// cpu_clock_reads); with 0 the worker never reads it while it runs. SLACK_NS is its timer
+// slack (prctl(PR_SET_TIMERSLACK), where 0 means the default: 0 is set as 1 ns).
 //
 // The worker blocks until a line arrives on stdin, so that the driver can place it (cgroup,
 // affinity, nice, policy) first; the line is the run's time zero, a CLOCK_MONOTONIC time
@@ -30,6 +31,7 @@
 #include <ctime>
 #include <limits>
 #include <string>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 #include <vector>
@@ -257,7 +259,7 @@ void report(ns started, ns exited, const std::vector<ns>& lateness) {
 
 int usage(const char* self) {
     std::fprintf(stderr,
-                 "usage: %s START_NS EXIT_NS WINDOW_START_NS WINDOW_END_NS READ_NS "
+                 "usage: %s START_NS EXIT_NS WINDOW_START_NS WINDOW_END_NS READ_NS SLACK_NS "
                  "burner | periodic RUN_NS SLEEP_NS | timer RUN_NS PERIOD_NS | "
                  "random SEED RUN SLEEP\n",
                  self);
@@ -267,29 +269,32 @@ int usage(const char* self) {
 } // namespace
 
 int main(int argc, char** argv) {
-    ns start = 0, stop = 0, window_start = 0, window_end = 0, read_every = 0, run = 0, gap = 0;
-    if (argc < 7 || !parse_ns(argv[1], start) || !parse_ns(argv[2], stop) ||
+    ns start = 0, stop = 0, window_start = 0, window_end = 0, read_every = 0, slack = 0;
+    ns run = 0, gap = 0;
+    if (argc < 8 || !parse_ns(argv[1], start) || !parse_ns(argv[2], stop) ||
         !parse_ns(argv[3], window_start) || !parse_ns(argv[4], window_end) ||
-        !parse_ns(argv[5], read_every) || read_every < 0)
+        !parse_ns(argv[5], read_every) || read_every < 0 || !parse_ns(argv[6], slack) || slack < 0)
         return usage(argv[0]);
-    const std::string kind = argv[6];
+    const std::string kind = argv[7];
     distribution run_dist, sleep_dist;
     ns seed = 0;
     if (kind == "burner") {
-        if (argc != 7)
+        if (argc != 8)
             return usage(argv[0]);
     } else if (kind == "periodic" || kind == "timer") {
-        if (argc != 9 || !parse_ns(argv[7], run) || !parse_ns(argv[8], gap) || run <= 0 ||
+        if (argc != 10 || !parse_ns(argv[8], run) || !parse_ns(argv[9], gap) || run <= 0 ||
             gap < 0 || (kind == "timer" && gap <= 0))
             return usage(argv[0]);
     } else if (kind == "random") {
-        if (argc != 10 || !parse_ns(argv[7], seed) || !parse_distribution(argv[8], run_dist) ||
-            !parse_distribution(argv[9], sleep_dist))
+        if (argc != 11 || !parse_ns(argv[8], seed) || !parse_distribution(argv[9], run_dist) ||
+            !parse_distribution(argv[10], sleep_dist))
             return usage(argv[0]);
     } else {
         return usage(argv[0]);
     }
     cpu_spinner cpu{read_every};
+    if (prctl(PR_SET_TIMERSLACK, static_cast<unsigned long>(slack > 0 ? slack : 1)) != 0)
+        return 4;
 
     char line[32] = {};
     std::size_t got = 0;

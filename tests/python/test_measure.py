@@ -365,6 +365,61 @@ def test_a_timer_loop_waits_for_a_tick_once_its_lag_is_spent() -> None:
     assert 0.5 * simulated["mean"] < measured["mean"] < 1.5 * simulated["mean"]
 
 
+def test_the_plan_carries_each_tasks_timer_slack_and_the_costs_a_scenario_sets() -> None:
+    toml = textwrap.dedent("""\
+        [machine]
+        timer_slack = "20us"
+        tick_irq = "5us"
+        idle_exit_latency = "1us"
+        [[tasks]]
+        name = "a"
+        [[tasks]]
+        name = "b"
+        timer_slack = "0us"
+        """)
+    plan = json.loads(libsched._core.measure.scenario_plan(toml, "<test>")[0])
+    assert [t["timer_slack"] for t in plan["tasks"]] == [20_000, 0]
+    # idle_exit_latency is at its default: only tick_irq differs.
+    assert plan["machine"]["costs_set"] == ["tick_irq"]
+
+
+def test_warns_that_the_hosts_own_costs_are_measured() -> None:
+    needs_host()
+    toml = (
+        f'length = "0.1s"\n[machine]\ntopology = "host"\nkernel = "{SERIES}"\n'
+        f'hz = {HOST.hz or 250}\ntick_irq = "5us"\n[[tasks]]\nname = "a"\n'
+        'behaviour = { type = "periodic", run = "1ms", sleep = "9ms" }\n'
+    )
+    with pytest.warns(libsched.ScenarioWarning, match=r"machine\.tick_irq: set in the scenario"):
+        libsched.measure(Text(toml))
+
+
+def test_a_worker_sleeps_with_the_scenarios_timer_slack() -> None:
+    needs_host()
+    # A 1 ms / 10 ms timer loop alone on a CPU: with 2 ms of slack its sleeps end at a tick
+    # or 2 ms late, with none at their due time (plus the wakeup's own cost).
+    cpu = len(HOST.online) - 1
+
+    def p50(slack: str) -> int:
+        toml = textwrap.dedent(f"""\
+            length = "1.5s"
+            window = ["0.5s", "1.5s"]
+            [machine]
+            topology = "host"
+            kernel = "{SERIES}"
+            hz = {HOST.hz or 250}
+            [[tasks]]
+            name = "loop"
+            affinity = [{cpu}]
+            timer_slack = "{slack}"
+            behaviour = {{ type = "periodic", run = "1ms", period = "10ms" }}
+            """)
+        doc = libsched.measure(Text(toml))
+        return int(doc["repetitions"][0]["tasks"][0]["lateness"]["p50"])
+
+    assert p50("2ms") > p50("0us") + 500_000
+
+
 TIMER_LIST = """\
 now at 45798978744798 nsecs
 

@@ -118,6 +118,8 @@ def _check(plan: dict[str, Any], host: _host.Host) -> None:
             )
     if m["features"]:
         _warn("machine.features", "set in the scenario; the host's own features are measured")
+    for key in m["costs_set"]:
+        _warn(f"machine.{key}", "set in the scenario; the host's own cost is what it measures")
     if plan["cgroups"]:
         if host.cgroup is None:
             raise MeasureError("cgroups", "the host has no cpu controller mounted")
@@ -464,7 +466,7 @@ def _worker_argv(plan: dict[str, Any], task: dict[str, Any], start: int, seed: i
     b = task["behaviour"]
     reads = task["cpu_clock_reads"] or 0
     argv = [WORKER, str(start), str(stop), str(plan["window_start"]), str(plan["window_end"])]
-    argv.append(str(reads))
+    argv += [str(reads), str(task["timer_slack"])]
     if b["type"] == "burner":
         return [*argv, "burner"]
     if b["type"] == "periodic":
