@@ -540,6 +540,9 @@ def test_host_machine_is_a_machine_table_the_reader_accepts() -> None:
     toml = machine_toml(machine) + '\n[[tasks]]\nname = "a"\n'
     plan = json.loads(libsched._core.measure.scenario_plan(toml, "<host>")[0])
     assert plan["machine"]["cpus"] == len(HOST.online)
+    if HOST.config is not None:
+        assert machine["irq_time_accounting"] == HOST.config_flag("CONFIG_IRQ_TIME_ACCOUNTING")
+        assert machine["nohz_idle"] == HOST.config_flag("CONFIG_NO_HZ_COMMON")
     if isinstance(machine["topology"], dict):
         t = machine["topology"]
         assert t["packages"] * t["cores"] * t["threads"] == machine["cpus"]

@@ -888,9 +888,10 @@ def host_machine() -> dict[str, Any]:
     """The host as a scenario's ``[machine]`` table: ``cpus``, ``topology`` (a shape, or
     ``"host"`` when no shape gives it), ``kernel`` (the release with its patch level, whose
     stable fixes the model then has), ``hz``, ``cgroup_version`` and ``autogroup`` where
-    the host shows them; ``rt_group_sched`` when RT group scheduling is on, and
-    ``sched_rt_runtime`` / ``sched_rt_period`` when the root group's RT bandwidth is not the
-    default 950 ms per 1 s."""
+    the host shows them; ``irq_time_accounting`` and ``nohz_idle`` from the kernel
+    configuration where it is readable; ``rt_group_sched`` when RT group scheduling is on,
+    and ``sched_rt_runtime`` / ``sched_rt_period`` when the root group's RT bandwidth is not
+    the default 950 ms per 1 s."""
     host = _host.read_host()
     machine: dict[str, Any] = {"cpus": len(host.online)}
     shape = host.topology["shape"]
@@ -902,6 +903,9 @@ def host_machine() -> dict[str, Any]:
         machine["cgroup_version"] = host.cgroup.version
     if host.autogroup is not None:
         machine["autogroup"] = bool(host.autogroup)
+    if host.config is not None:
+        machine["irq_time_accounting"] = bool(host.config_flag("CONFIG_IRQ_TIME_ACCOUNTING"))
+        machine["nohz_idle"] = bool(host.config_flag("CONFIG_NO_HZ_COMMON"))
     group_sched, runtime, period = host.rt_bandwidth()
     if group_sched:
         machine["rt_group_sched"] = True
