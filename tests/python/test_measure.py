@@ -341,9 +341,11 @@ def test_a_timer_loop_waits_for_a_tick_once_its_lag_is_spent() -> None:
     # tick's interrupt, after its handler. Each burst spends half a millisecond of the
     # loop's lag; once it is spent the wakee's deadline comes after the one the tick just
     # renewed for the burner, and it waits for the next tick (docs/validation.md): about
-    # one wakeup in four, 4 ms each. A model that woke it at the tick's own instant gave
-    # it the tie and a mean of 26 us.
+    # one wakeup in four or five, 4 ms each. A model that woke it at the tick's own instant
+    # gave it the tie and a mean of 26 us. How often the lag lands exactly at zero depends
+    # on us of clock_task (IRQ and steal time), hence the factor 2.
     cpu = len(HOST.online) - 1
+    irq = HOST.config_flag("CONFIG_IRQ_TIME_ACCOUNTING")
     toml = textwrap.dedent(f"""\
         length = "2.5s"
         window = ["0.5s", "2.5s"]
@@ -351,6 +353,7 @@ def test_a_timer_loop_waits_for_a_tick_once_its_lag_is_spent() -> None:
         topology = "host"
         kernel = "{SERIES}"
         hz = {HOST.hz or 250}
+        irq_time_accounting = {"false" if irq is False else "true"}
         [[tasks]]
         name = "loop"
         affinity = [{cpu}]
@@ -362,7 +365,7 @@ def test_a_timer_loop_waits_for_a_tick_once_its_lag_is_spent() -> None:
     measured = libsched.measure(Text(toml))["repetitions"][0]["tasks"][0]["lateness"]
     simulated = libsched.run(Text(toml))["repetitions"][0]["tasks"][0]["lateness"]
     assert simulated["mean"] > 500_000
-    assert 0.5 * simulated["mean"] < measured["mean"] < 1.5 * simulated["mean"]
+    assert 0.5 * simulated["mean"] < measured["mean"] < 2 * simulated["mean"]
 
 
 def test_the_plan_carries_each_tasks_timer_slack_and_the_costs_a_scenario_sets() -> None:
