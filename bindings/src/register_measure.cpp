@@ -141,6 +141,8 @@ json scenario_plan(const scenario& sc, int repetitions) {
         {"fair_server_runtime", optional_value(m.fair_server_runtime)},
         {"fair_server_period", optional_value(m.fair_server_period)},
         {"cfs_bandwidth_slice_ns", m.cfs_bandwidth_slice_ns},
+        {"irq_time_accounting", m.irq_time_accounting},
+        {"nohz_idle", m.nohz_idle},
         {"costs_set", costs_set(m)},
         {"smt_throughput", optional_value(m.smt_throughput)},
     };

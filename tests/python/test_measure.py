@@ -22,6 +22,9 @@ from libsched.measure import GROUP_PREFIX, WORKER, machine_toml
 
 HOST = _host.read_host()
 SERIES = f"{HOST.series[0]}.{HOST.series[1]}"
+# The host kernel's build, as measure compares it with a scenario's (true where unknown).
+IRQ = "false" if HOST.config_flag("CONFIG_IRQ_TIME_ACCOUNTING") is False else "true"
+NOHZ = "false" if HOST.config_flag("CONFIG_NO_HZ_COMMON") is False else "true"
 
 
 def needs_host(cpus: int = 1, cgroups: bool = False) -> None:
@@ -51,6 +54,8 @@ def pair_toml(length: str = "2s", cgroup: bool = False) -> str:
         topology = "host"
         kernel = "{SERIES}"
         hz = {HOST.hz or 250}
+        irq_time_accounting = {IRQ}
+        nohz_idle = {NOHZ}
         cgroup_version = {HOST.cgroup.version if HOST.cgroup else 2}
         """)
         + group
@@ -252,7 +257,8 @@ def test_refuses_without_privilege(task: str, field: str, words: list[str]) -> N
     needs_host()
     toml = (
         f'length = "1s"\n[machine]\ntopology = "host"\nkernel = "{SERIES}"\n'
-        f'hz = {HOST.hz or 250}\n[[tasks]]\nname = "a"\n{task}\n'
+        f"hz = {HOST.hz or 250}\nirq_time_accounting = {IRQ}\nnohz_idle = {NOHZ}\n"
+        f'[[tasks]]\nname = "a"\n{task}\n'
     )
     message = refusal_as_nobody(toml)
     got_field, _, text = message.partition("|")
@@ -273,8 +279,8 @@ def test_warns_of_another_kernel() -> None:
     other = "5.15" if HOST.eevdf else "6.6"
     toml = (
         f'length = "0.2s"\n[machine]\ntopology = "host"\nkernel = "{other}"\n'
-        f'hz = {HOST.hz or 250}\n[[tasks]]\nname = "a"\n'
-        'behaviour = { type = "periodic", run = "1ms", period = "10ms" }\n'
+        f"hz = {HOST.hz or 250}\nirq_time_accounting = {IRQ}\nnohz_idle = {NOHZ}\n"
+        '[[tasks]]\nname = "a"\nbehaviour = { type = "periodic", run = "1ms", period = "10ms" }\n'
     )
     with pytest.warns(
         libsched.ScenarioWarning, match=rf"machine\.kernel: the scenario models {other}"
@@ -296,6 +302,8 @@ def split_toml(reads: str = "") -> str:
         topology = "host"
         kernel = "{SERIES}"
         hz = {HOST.hz or 250}
+        irq_time_accounting = {IRQ}
+        nohz_idle = {NOHZ}
         [[tasks]]
         name = "p"
         count = 2
@@ -345,7 +353,6 @@ def test_a_timer_loop_waits_for_a_tick_once_its_lag_is_spent() -> None:
     # gave it the tie and a mean of 26 us. How often the lag lands exactly at zero depends
     # on us of clock_task (IRQ and steal time), hence the factor 2.
     cpu = len(HOST.online) - 1
-    irq = HOST.config_flag("CONFIG_IRQ_TIME_ACCOUNTING")
     toml = textwrap.dedent(f"""\
         length = "2.5s"
         window = ["0.5s", "2.5s"]
@@ -353,7 +360,8 @@ def test_a_timer_loop_waits_for_a_tick_once_its_lag_is_spent() -> None:
         topology = "host"
         kernel = "{SERIES}"
         hz = {HOST.hz or 250}
-        irq_time_accounting = {"false" if irq is False else "true"}
+        irq_time_accounting = {IRQ}
+        nohz_idle = {NOHZ}
         [[tasks]]
         name = "loop"
         affinity = [{cpu}]
@@ -390,10 +398,29 @@ def test_warns_that_the_hosts_own_costs_are_measured() -> None:
     needs_host()
     toml = (
         f'length = "0.1s"\n[machine]\ntopology = "host"\nkernel = "{SERIES}"\n'
-        f'hz = {HOST.hz or 250}\ntick_irq = "5us"\n[[tasks]]\nname = "a"\n'
+        f'hz = {HOST.hz or 250}\ntick_irq = "5us"\nirq_time_accounting = {IRQ}\n'
+        f'nohz_idle = {NOHZ}\n[[tasks]]\nname = "a"\n'
         'behaviour = { type = "periodic", run = "1ms", sleep = "9ms" }\n'
     )
     with pytest.warns(libsched.ScenarioWarning, match=r"machine\.tick_irq: set in the scenario"):
+        libsched.measure(Text(toml))
+
+
+def test_warns_of_a_kernel_build_other_than_the_hosts() -> None:
+    needs_host()
+    if HOST.config is None:
+        pytest.skip("the host's kernel configuration is not readable")
+    other = "false" if IRQ == "true" else "true"
+    toml = (
+        f'length = "0.1s"\n[machine]\ntopology = "host"\nkernel = "{SERIES}"\n'
+        f"hz = {HOST.hz or 250}\nirq_time_accounting = {other}\nnohz_idle = {NOHZ}\n"
+        '[[tasks]]\nname = "a"\nbehaviour = { type = "periodic", run = "1ms", sleep = "9ms" }\n'
+    )
+    with pytest.warns(
+        libsched.ScenarioWarning,
+        match=rf"machine\.irq_time_accounting: {other}, the host's kernel has "
+        "CONFIG_IRQ_TIME_ACCOUNTING",
+    ):
         libsched.measure(Text(toml))
 
 
@@ -411,6 +438,8 @@ def test_a_worker_sleeps_with_the_scenarios_timer_slack() -> None:
             topology = "host"
             kernel = "{SERIES}"
             hz = {HOST.hz or 250}
+            irq_time_accounting = {IRQ}
+            nohz_idle = {NOHZ}
             [[tasks]]
             name = "loop"
             affinity = [{cpu}]

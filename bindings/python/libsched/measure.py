@@ -118,6 +118,17 @@ def _check(plan: dict[str, Any], host: _host.Host) -> None:
             )
     if m["features"]:
         _warn("machine.features", "set in the scenario; the host's own features are measured")
+    if host.config is not None:
+        for key, flag in (
+            ("irq_time_accounting", "CONFIG_IRQ_TIME_ACCOUNTING"),
+            ("nohz_idle", "CONFIG_NO_HZ_COMMON"),
+        ):
+            if m[key] != host.config_flag(flag):
+                _warn(
+                    f"machine.{key}",
+                    f"{str(m[key]).lower()}, the host's kernel has {flag} "
+                    f"{'on' if host.config_flag(flag) else 'off'}",
+                )
     for key in m["costs_set"]:
         _warn(f"machine.{key}", "set in the scenario; the host's own cost is what it measures")
     if plan["cgroups"]:
