@@ -25,6 +25,12 @@ SERIES = f"{HOST.series[0]}.{HOST.series[1]}"
 # The host kernel's build, as measure compares it with a scenario's (true where unknown).
 IRQ = "false" if HOST.config_flag("CONFIG_IRQ_TIME_ACCOUNTING") is False else "true"
 NOHZ = "false" if HOST.config_flag("CONFIG_NO_HZ_COMMON") is False else "true"
+# This host's [machine] table. Interpolated into a dedented text it leaves the other lines
+# indented, which TOML allows.
+MACHINE = (
+    f'[machine]\ntopology = "host"\nkernel = "{SERIES}"\nhz = {HOST.hz or 250}\n'
+    f"irq_time_accounting = {IRQ}\nnohz_idle = {NOHZ}"
+)
 
 
 def needs_host(cpus: int = 1, cgroups: bool = False) -> None:
@@ -50,12 +56,7 @@ def pair_toml(length: str = "2s", cgroup: bool = False) -> str:
         length = "{length}"
         window = ["0.5s", "{length}"]
         reference = "b"
-        [machine]
-        topology = "host"
-        kernel = "{SERIES}"
-        hz = {HOST.hz or 250}
-        irq_time_accounting = {IRQ}
-        nohz_idle = {NOHZ}
+        {MACHINE}
         cgroup_version = {HOST.cgroup.version if HOST.cgroup else 2}
         """)
         + group
@@ -298,12 +299,7 @@ def split_toml(reads: str = "") -> str:
         textwrap.dedent(f"""\
         length = "1.5s"
         window = ["0.5s", "1.5s"]
-        [machine]
-        topology = "host"
-        kernel = "{SERIES}"
-        hz = {HOST.hz or 250}
-        irq_time_accounting = {IRQ}
-        nohz_idle = {NOHZ}
+        {MACHINE}
         [[tasks]]
         name = "p"
         count = 2
@@ -356,12 +352,7 @@ def test_a_timer_loop_waits_for_a_tick_once_its_lag_is_spent() -> None:
     toml = textwrap.dedent(f"""\
         length = "2.5s"
         window = ["0.5s", "2.5s"]
-        [machine]
-        topology = "host"
-        kernel = "{SERIES}"
-        hz = {HOST.hz or 250}
-        irq_time_accounting = {IRQ}
-        nohz_idle = {NOHZ}
+        {MACHINE}
         [[tasks]]
         name = "loop"
         affinity = [{cpu}]
@@ -434,12 +425,7 @@ def test_a_worker_sleeps_with_the_scenarios_timer_slack() -> None:
         toml = textwrap.dedent(f"""\
             length = "1.5s"
             window = ["0.5s", "1.5s"]
-            [machine]
-            topology = "host"
-            kernel = "{SERIES}"
-            hz = {HOST.hz or 250}
-            irq_time_accounting = {IRQ}
-            nohz_idle = {NOHZ}
+            {MACHINE}
             [[tasks]]
             name = "loop"
             affinity = [{cpu}]
