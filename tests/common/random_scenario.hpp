@@ -101,6 +101,9 @@ public:
         if (pick(0, 3) == 1)
             sc.tasks[static_cast<std::size_t>(pick(0, entries - 1))].cpu_clock_reads =
                 pick(5, 50) * nsec_per_usec;
+        // And two more that pass a message back and forth through pipes (sync wakeups).
+        if (pick(0, 3) == 1)
+            add_pipe_pair(sc);
         return sc;
     }
 
@@ -118,6 +121,28 @@ private:
         t.behaviour = behaviour_spec{};
         t.behaviour.type = behaviour_spec::kind::steps;
         t.behaviour.steps.phases = {phase_spec{1, {run, yield}}};
+    }
+    // Entries "pipe_a" and "pipe_b": each runs around 0.1 to 2 ms between messages.
+    void add_pipe_pair(scenario& sc) {
+        const auto step = [](step_spec::kind k, const char* name) {
+            step_spec st;
+            st.type = k;
+            st.name = name;
+            return st;
+        };
+        step_spec run;
+        run.time = {distribution::kind::exponential, ms(1, 20), 0};
+        using kind = step_spec::kind;
+        for (const bool first : {true, false}) {
+            task_spec t;
+            t.name = first ? "pipe_a" : "pipe_b";
+            t.behaviour.type = behaviour_spec::kind::steps;
+            const step_spec write = step(kind::pipe_write, first ? "a_to_b" : "b_to_a");
+            const step_spec read = step(kind::pipe_read, first ? "b_to_a" : "a_to_b");
+            t.behaviour.steps.phases = {phase_spec{1, first ? std::vector{run, write, read}
+                                                            : std::vector{read, run, write}}};
+            sc.tasks.push_back(t);
+        }
     }
     // A duration a task adds to the clock: ms(lo, hi), or at a limit when asked for.
     duration span(int lo, int hi) {

@@ -179,6 +179,73 @@ behaviour = { type = "steps", steps = [{ sem_wait = "never" }] }
     CHECK(contains(warnings[0], "tasks[0].behaviour.steps[0].sem_wait: no step posts semaphore"));
 }
 
+TEST_CASE("a pipe_read of a pipe nobody writes is a warning; a pipe is not a semaphore") {
+    const auto warnings = validate(parse(R"(
+[[tasks]]
+name = "a"
+behaviour = { type = "steps", steps = [{ sem_post = "x" }, { pipe_read = "x" }] }
+)"));
+    REQUIRE(warnings.size() == 1);
+    CHECK(
+        contains(warnings[0], "tasks[0].behaviour.steps[1].pipe_read: no step writes pipe \"x\""));
+    CHECK(contains(errors_of(R"(
+[[tasks]]
+name = "a"
+behaviour = { type = "steps", steps = [{ pipe_write = "" }] }
+)"),
+                   "tasks[0].behaviour.steps[0].pipe_write: an empty name"));
+    // The reader of pipe "x" waits for ever: the post went to semaphore "x".
+    const repetition_result r = run_one(parse(R"(
+[[tasks]]
+name = "a"
+behaviour = { type = "steps", loop = 1, steps = [{ sem_post = "x" }, { pipe_write = "y" }] }
+[[tasks]]
+name = "b"
+behaviour = { type = "steps", steps = [{ pipe_read = "x" }, { run = "1ms" }] }
+[[tasks]]
+name = "c"
+behaviour = { type = "steps", loop = 1, steps = [{ pipe_read = "y" }, { sem_wait = "x" }] }
+)",
+                                              "100ms"));
+    CHECK(*find(r, "b").loops == 0);
+    CHECK(find(r, "b").sum_exec_runtime == 0);
+    CHECK(*find(r, "c").loops == 1);
+}
+
+TEST_CASE("a pipe's wakeup is WF_SYNC: the reader follows a writer running alone on its CPU") {
+    // Two writers, each alone on its CPU, write every 1 ms of wall time; the reader runs
+    // 50 us per message. wake_affine_idle(): with sync, the waker's CPU runs only the waker,
+    // so the reader goes there (both CPUs busy, none idle to find instead), changing CPU
+    // whenever the other writer wakes it. Through a semaphore (no sync) wake_affine_weight()
+    // keeps it where it is: with the writer's load plus its own this CPU looks busier.
+    const auto run = [](const std::string& write, const std::string& read) {
+        return run_one(parse(R"(
+[[tasks]]
+name = "reader"
+behaviour = { type = "steps", steps = [{ )" +
+                                 read + R"( = "p" }, { runtime = "50us" }] }
+[[tasks]]
+name = "w0"
+affinity = [0]
+behaviour = { type = "steps", steps = [{ runtime = "1ms" }, { )" +
+                                 write + R"( = "p" }] }
+[[tasks]]
+name = "w1"
+affinity = [1]
+behaviour = { type = "steps", steps = [{ runtime = "1ms" }, { )" +
+                                 write + R"( = "p" }] }
+)",
+                             "2s", 2));
+    };
+    const repetition_result with_pipe = run("pipe_write", "pipe_read");
+    const repetition_result with_sem = run("sem_post", "sem_wait");
+    const task_result& piped = find(with_pipe, "reader");
+    const task_result& posted = find(with_sem, "reader");
+    REQUIRE(*piped.loops > 1000);
+    CHECK(piped.nr_migrations > *piped.loops / 4);
+    CHECK(posted.nr_migrations <= 2);
+}
+
 TEST_CASE("two tasks ping-ponging on one CPU make a pass per run_a + run_b") {
     // Old CFS, EEVDF, and EEVDF with delayed dequeue (a blocked task may stay queued until
     // its wakeup requeues it).

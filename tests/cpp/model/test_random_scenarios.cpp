@@ -21,10 +21,15 @@ bool task_based_quota(const scenario& sc) {
                        [](const cgroup_spec& g) { return g.quota.has_value(); });
 }
 
-// An entry that runs and yields (random_scenario's make_yielder()).
-bool has_yielder(const scenario& sc) {
-    return std::any_of(sc.tasks.begin(), sc.tasks.end(), [](const task_spec& t) {
-        return t.behaviour.type == behaviour_spec::kind::steps;
+// An entry with a step of kind k (a yield of make_yielder(), a pipe of add_pipe_pair()).
+bool has_step(const scenario& sc, step_spec::kind k) {
+    return std::any_of(sc.tasks.begin(), sc.tasks.end(), [k](const task_spec& t) {
+        return std::any_of(t.behaviour.steps.phases.begin(), t.behaviour.steps.phases.end(),
+                           [k](const phase_spec& ph) {
+                               return std::any_of(
+                                   ph.steps.begin(), ph.steps.end(),
+                                   [k](const step_spec& st) { return st.type == k; });
+                           });
     });
 }
 
@@ -34,11 +39,12 @@ TEST_CASE("random valid scenarios keep every invariant and are deterministic") {
     random_scenario::seeded_choices choices(20261201);
     random_scenario::scenario_generator gen(choices);
     constexpr int scenarios = 150;
-    int task_based = 0, yielding = 0;
+    int task_based = 0, yielding = 0, piping = 0;
     for (int i = 0; i < scenarios; ++i) {
         const scenario sc = gen.next();
         task_based += task_based_quota(sc) ? 1 : 0;
-        yielding += has_yielder(sc) ? 1 : 0;
+        yielding += has_step(sc, step_spec::kind::yield) ? 1 : 0;
+        piping += has_step(sc, step_spec::kind::pipe_write) ? 1 : 0;
         INFO("scenario " << i << ": " << describe(sc));
         const validation v = check_scenario(sc);
         for (const auto& e : v.errors)
@@ -56,8 +62,9 @@ TEST_CASE("random valid scenarios keep every invariant and are deterministic") {
     }
     // The generator reaches 6.18's task-based throttling, not only whole-queue throttling.
     CHECK(task_based >= 5);
-    // And tasks calling sched_yield().
+    // And tasks calling sched_yield(), and tasks talking through pipes.
     CHECK(yielding >= 10);
+    CHECK(piping >= 10);
 }
 
 } // namespace test_random_scenarios

@@ -22,7 +22,8 @@ struct no_hooks final : task_hooks {
 
 struct machine {
     explicit machine(kernel_version v, int cpus = 2)
-        : c(sim, fair_params(v, default_tunables(v, cpus, 250)), machine_costs{}, cpus, hooks) {
+        : machine(fair_params(v, default_tunables(v, cpus, 250)), cpus) {}
+    machine(const fair_params& params, int cpus) : c(sim, params, machine_costs{}, cpus, hooks) {
         c.start();
     }
     task& fork(task& t, int cpu) {
@@ -147,6 +148,137 @@ TEST_CASE("renicing a queued task before the idle task is switched out reschedul
         m.sim.run(ms);
         CHECK(r.curr != &r.idle);
     }
+}
+
+// Two CPUs sharing a cache, both busy: a waker alone on CPU 0, a burner on CPU 1, and a
+// sleeper that ran beside the burner (pinned there) for 1.1 s and has just blocked. The
+// sleeper may then run anywhere; its wakeup comes from CPU 0.
+// With `delayed_neighbour` (6.12+), a fourth task that shared CPU 0 with the waker has
+// blocked there while owed less than nothing: DELAY_DEQUEUE keeps it queued.
+struct busy_pair {
+    explicit busy_pair(kernel_version v, bool delayed_neighbour = false) : m(v) {
+        waker.cpus_allowed = {true, false};
+        burner.cpus_allowed = {false, true};
+        sleeper.cpus_allowed = {false, true};
+        neighbour.cpus_allowed = {true, false};
+        m.fork(waker, 0);
+        m.fork(burner, 1);
+        m.fork(sleeper, 1);
+        if (delayed_neighbour)
+            m.fork(neighbour, 0);
+        m.sim.run(1100 * ms);
+        // Not past the average (6.6+): not owed less than nothing, so not delayed.
+        block_when(sleeper, [this, v](const rq& r) {
+            return !v.is_eevdf() || !vtime_before(avg_vruntime(r.cfs), sleeper.se.vruntime);
+        });
+        REQUIRE_FALSE(sleeper.se.on_rq);
+        sleeper.cpus_allowed.clear();
+        if (delayed_neighbour) {
+            // Past the average vruntime it has negative lag.
+            block_when(neighbour, [this](const rq& r) {
+                return vtime_before(avg_vruntime(r.cfs), neighbour.se.vruntime);
+            });
+            REQUIRE(neighbour.se.sched_delayed);
+            REQUIRE(m.c.cpu_rq(0).curr == &waker);
+        }
+    }
+    // Blocks t the first time it runs with `ready` true, looked at every microsecond.
+    template <class Ready> void block_when(task& t, Ready ready) {
+        rq& r = m.c.cpu_rq(t.cpu);
+        for (;;) {
+            m.c.update_curr(r);
+            if (r.curr == &t && ready(r))
+                break;
+            m.sim.run(m.sim.now() + nsec_per_usec);
+        }
+        t.state = task_state::sleeping;
+        m.c.schedule(t);
+    }
+    machine m;
+    task waker, burner, sleeper, neighbour;
+};
+
+TEST_CASE("a sync wakeup stacks the wakee on the waker's CPU when only the waker runs there") {
+    // wake_affine_idle(): sync and one task on this_cpu → this_cpu, and select_idle_sibling()
+    // finds no idle CPU. Without sync, wake_affine_weight() compares this CPU's load plus the
+    // wakee's (about 2 x 1024) with prev's less the wakee's (about 1024, x 1.08): prev.
+    for (const kernel_version v : {kernel_version{5, 15}, kernel_version{6, 6}}) {
+        INFO(v.str());
+        for (const bool sync : {true, false}) {
+            INFO("sync " << sync);
+            busy_pair b(v);
+            b.m.c.try_to_wake_up(b.sleeper, 0, sync ? wake_flags::sync : wake_flags::none);
+            CHECK(b.sleeper.cpu == (sync ? 0 : 1));
+        }
+    }
+}
+
+TEST_CASE("from aa3ee4f0b754 (6.16; 6.12.37, 6.15.6) the sync test does not count delayed tasks") {
+    // The waker's CPU also queues a delayed task: nr_running 2. Without the fix the sync
+    // test fails and wake_affine_weight() (this CPU's load less the waker's still holds the
+    // delayed task's) keeps prev.
+    for (const auto& [v, stacked] :
+         {std::pair{kernel_version{6, 12, 36}, false}, std::pair{kernel_version{6, 12, 37}, true},
+          std::pair{kernel_version{6, 16}, true}}) {
+        INFO(v.str());
+        busy_pair b(v, true);
+        REQUIRE(nr_running(b.m.c.cpu_rq(0)) == 2);
+        b.m.c.try_to_wake_up(b.sleeper, 0, wake_flags::sync);
+        CHECK(b.sleeper.cpu == (stacked ? 0 : 1));
+    }
+}
+
+TEST_CASE("6.19 with NEXT_BUDDY: a sync wakee it marks does not preempt (preempt_sync)") {
+    // The waker's exec_start is read just after update_curr() set it to the clock, so the
+    // waker has never run migration_cost: no preemption. A plain wakeup marked as the buddy
+    // is the pick (PICK_BUDDY) and preempts.
+    for (const bool sync : {false, true}) {
+        INFO("sync " << sync);
+        fair_params params({6, 19}, default_tunables({6, 19}, 1, 250));
+        params.feat.set(feature::next_buddy, true);
+        machine m(params, 1);
+        task waker, sleeper;
+        m.fork(waker, 0);
+        m.fork(sleeper, 0);
+        rq& r = m.c.cpu_rq(0);
+        for (;;) { // block the sleeper while it is owed time, so it leaves the queue
+            m.sim.run(m.sim.now() + nsec_per_usec);
+            m.c.update_curr(r);
+            if (r.curr == &sleeper && !vtime_before(avg_vruntime(r.cfs), sleeper.se.vruntime))
+                break;
+        }
+        sleeper.state = task_state::sleeping;
+        m.c.schedule(sleeper);
+        REQUIRE_FALSE(sleeper.se.on_rq);
+        m.sim.run(m.sim.now() + 2 * ms);
+        REQUIRE(r.curr == &waker);
+        REQUIRE_FALSE(r.need_resched);
+        m.c.try_to_wake_up(sleeper, 0, sync ? wake_flags::sync : wake_flags::none);
+        CHECK(r.cfs.next == &sleeper.se);
+        CHECK(r.need_resched == !sync);
+    }
+}
+
+TEST_CASE("record_wakee() counts the waker's changes of wakee, and wake_wide() then spreads") {
+    busy_pair b({6, 6});
+    // 1.1 s is 275 jiffies at HZ 250, more than HZ after the flips' last decay (at 0): halved.
+    b.waker.wakee_flips = 100;
+    b.sleeper.wakee_flips = 4; // at least the LLC's 2 CPUs; 100 / 2 at least 2 x 4: wide
+    b.m.c.try_to_wake_up(b.sleeper, 0, wake_flags::sync);
+    CHECK(b.waker.wakee_flips == 51);
+    CHECK(b.waker.wakee_flip_decay_ts == static_cast<u64>(b.m.sim.now() / (4 * ms)));
+    CHECK(b.waker.last_wakee == &b.sleeper);
+    CHECK(b.sleeper.wakee_flips == 4); // only the waker's count moves
+    // Not affine: the sync hint is never asked, and the busy CPUs leave the wakee on prev.
+    CHECK(b.sleeper.cpu == 1);
+}
+
+TEST_CASE("wake_wide() needs both sides to switch partners: a one-to-many waker stays affine") {
+    busy_pair b({6, 6});
+    b.waker.wakee_flips = 1000;
+    b.sleeper.wakee_flips = 1; // fewer than the LLC's 2 CPUs
+    b.m.c.try_to_wake_up(b.sleeper, 0, wake_flags::sync);
+    CHECK(b.sleeper.cpu == 0);
 }
 
 } // namespace test_core

@@ -74,7 +74,7 @@ inline bool read_true(const toml::node& n, const std::string& field) {
 // One step: exactly one of the step kinds as its key, with the options of that kind.
 inline step_spec read_step(const toml::node& n, const std::string& field, read_log& log) {
     using kind = step_spec::kind;
-    static constexpr std::array<std::pair<std::string_view, kind>, 9> kinds{{
+    static constexpr std::array<std::pair<std::string_view, kind>, 11> kinds{{
         {"run", kind::run},
         {"runtime", kind::runtime},
         {"sleep", kind::sleep},
@@ -84,6 +84,8 @@ inline step_spec read_step(const toml::node& n, const std::string& field, read_l
         {"sem_post", kind::sem_post},
         {"sem_wait", kind::sem_wait},
         {"yield", kind::yield},
+        {"pipe_write", kind::pipe_write},
+        {"pipe_read", kind::pipe_read},
     }};
     const toml::table& table = read_table(n, field);
     std::vector<std::string_view> present;
@@ -140,6 +142,8 @@ inline step_spec read_step(const toml::node& n, const std::string& field, read_l
     case kind::resume:
     case kind::sem_post:
     case kind::sem_wait:
+    case kind::pipe_write:
+    case kind::pipe_read:
         t.take_into(key, st.name, read_string);
         break;
     }

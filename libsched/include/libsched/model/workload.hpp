@@ -360,17 +360,18 @@ private:
         bool init = false;
         sim_time next = 0;
     };
-    // A counting semaphore (initial 0) shared by name: the posts not yet taken, each with
-    // when it was made, and the programs blocked in sem_wait, first come first served.
-    struct semaphore {
+    // A counting semaphore (initial 0) or a pipe, shared by name: the posts (messages) not
+    // yet taken, each with when it was made, and the programs blocked waiting for one, first
+    // come first served. A pipe has no capacity here: its writers never block.
+    struct channel {
         std::deque<sim_time> posts;
         std::deque<std::uint64_t> waiters;
     };
     enum class step_outcome { done, waits };
 
     // A step's name resolved to an index when its program is added: a resume's entry of
-    // resume_targets_, a semaphore's of semaphores_, a timer's of timers_ or, for a unique
-    // timer (own), of its program's steps_state::timers. Unused by the other steps.
+    // resume_targets_, a semaphore's or a pipe's of channels_, a timer's of timers_ or, for a
+    // unique timer (own), of its program's steps_state::timers. Unused by the other steps.
     struct name_slot {
         std::size_t index = 0;
         bool own = false;
@@ -412,7 +413,9 @@ private:
                 if (st.type == kind::resume)
                     n.index = resume_targets(st.name);
                 else if (st.type == kind::sem_post || st.type == kind::sem_wait)
-                    n.index = intern(semaphore_index_, st.name, semaphores_);
+                    n.index = intern(semaphore_index_, st.name, channels_);
+                else if (st.type == kind::pipe_write || st.type == kind::pipe_read)
+                    n.index = intern(pipe_index_, st.name, channels_);
                 else if (st.type == kind::timer && unique_timer(st.name))
                     n = {intern(own_timers, st.name, pg.st->timers), true};
                 else if (st.type == kind::timer)
@@ -524,26 +527,31 @@ private:
                 }
             }
             return step_outcome::done;
-        case kind::sem_post: {
-            semaphore& sem = semaphores_[n.index];
-            if (sem.waiters.empty()) {
-                sem.posts.push_back(sim_.now());
+        // pipe_write() wakes a reader with wake_up_interruptible_sync_poll(): WF_SYNC, as
+        // the writer is expected to sleep soon. Each write is a message the reader takes.
+        case kind::sem_post:
+        case kind::pipe_write: {
+            channel& ch = channels_[n.index];
+            if (ch.waiters.empty()) {
+                ch.posts.push_back(sim_.now());
             } else {
-                program& target = *programs_[sem.waiters.front()];
-                sem.waiters.pop_front();
-                wake_by(target, pg);
+                program& target = *programs_[ch.waiters.front()];
+                ch.waiters.pop_front();
+                wake_by(target, pg,
+                        st.type == kind::pipe_write ? wake_flags::sync : wake_flags::none);
             }
             return step_outcome::done;
         }
-        case kind::sem_wait: {
-            semaphore& sem = semaphores_[n.index];
-            if (!sem.posts.empty()) {
+        case kind::sem_wait:
+        case kind::pipe_read: {
+            channel& ch = channels_[n.index];
+            if (!ch.posts.empty()) {
                 if (s.at_head()) // released by that post, before the pass began
-                    s.pass_start = sem.posts.front();
-                sem.posts.pop_front();
+                    s.pass_start = ch.posts.front();
+                ch.posts.pop_front();
                 return step_outcome::done;
             }
-            sem.waiters.push_back(pg.index);
+            ch.waiters.push_back(pg.index);
             s.head_wait = s.at_head();
             block(pg);
             return step_outcome::waits;
@@ -591,12 +599,12 @@ private:
         pg.budget = 0;
     }
 
-    // A blocked task woken by the running one (a resume, a sem_post): try_to_wake_up() on
-    // the waker's CPU.
-    void wake_by(program& target, const program& waker) {
+    // A blocked task woken by the running one (a resume, a sem_post, a pipe_write):
+    // try_to_wake_up() on the waker's CPU.
+    void wake_by(program& target, const program& waker, wake_flags wf = wake_flags::none) {
         target.st->released_at = sim_.now();
         obs_.woke(target.t);
-        core_.try_to_wake_up(target.t, waker.t.cpu);
+        core_.try_to_wake_up(target.t, waker.t.cpu, wf);
     }
 
     // The sleep after a burst. On an absolute timer the next release is the next point of
@@ -655,10 +663,10 @@ private:
         int phase_pass = 0; // passes through the current phase so far
         int passes = 0;     // passes through all the phases
         sim_time pass_start = 0;
-        bool head_wait = false;   // blocked in the pass's first step (a suspend, a sem_wait)
-        sim_time released_at = 0; // when a resume or sem_post last woke it
-        bool suspended = false;   // waiting in a suspend step
-        bool on_timer = false;    // sleeping on a timer step
+        bool head_wait = false;              // blocked in the pass's first step (a suspend, a wait)
+        sim_time released_at = 0;            // when a resume, sem_post or pipe_write last woke it
+        bool suspended = false;              // waiting in a suspend step
+        bool on_timer = false;               // sleeping on a timer step
         std::optional<sim_time> runtime_end; // in a runtime step: its wall-clock end
         std::vector<rt_timer> timers;        // the "unique" timers
         sim_time last_pass_end = -1;
@@ -706,9 +714,9 @@ private:
     std::vector<std::unique_ptr<program>> programs_;
     std::vector<std::unique_ptr<cpu_timers>> cpus_;
     // Names to indices, looked up only while programs are added.
-    std::map<std::string, std::size_t> target_index_, semaphore_index_, timer_index_;
+    std::map<std::string, std::size_t> target_index_, semaphore_index_, pipe_index_, timer_index_;
     std::vector<std::vector<std::uint64_t>> resume_targets_; // the programs each resume wakes
-    std::vector<semaphore> semaphores_;
+    std::vector<channel> channels_;
     std::vector<rt_timer> timers_; // the shared ones
     des::member_handler<workload, &workload::on_fork> fork_h_;
     des::member_handler<workload, &workload::on_exit> exit_h_;

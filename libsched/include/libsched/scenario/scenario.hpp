@@ -26,19 +26,21 @@ struct distribution {
 // One event of a program of steps (rt-app's events).
 struct step_spec {
     enum class kind {
-        run,      // consume `time` of CPU time
-        runtime,  // run until `time` of wall time has passed since the step began
-        sleep,    // a relative sleep of `time`
-        timer,    // sleep until the timer `name`'s next expiry, `time` after its previous one
-        suspend,  // wait until resumed (a condition variable, without memory)
-        resume,   // wake the task(s) `name` if suspended
-        sem_post, // semaphore `name`: wake its first waiter, else count the post
-        sem_wait, // take a post of semaphore `name`, or wait for one
-        yield,    // sched_yield()
+        run,        // consume `time` of CPU time
+        runtime,    // run until `time` of wall time has passed since the step began
+        sleep,      // a relative sleep of `time`
+        timer,      // sleep until the timer `name`'s next expiry, `time` after its previous one
+        suspend,    // wait until resumed (a condition variable, without memory)
+        resume,     // wake the task(s) `name` if suspended
+        sem_post,   // semaphore `name`: wake its first waiter, else count the post
+        sem_wait,   // take a post of semaphore `name`, or wait for one
+        yield,      // sched_yield()
+        pipe_write, // write a message to pipe `name`: wake its first reader (WF_SYNC)
+        pipe_read,  // read a message from pipe `name`, or wait for one
     };
     kind type = kind::run;
     distribution time;     // run, sleep: as drawn; runtime, timer: a constant
-    std::string name;      // timer: its ref; resume: a task; sem_post, sem_wait: the semaphore
+    std::string name;      // timer: its ref; resume: a task; sem_*, pipe_*: the semaphore, pipe
     bool relative = false; // timer: mode = "relative" (an expiry found passed restarts from now)
 };
 

@@ -406,25 +406,37 @@ inline bool resume_target(const scenario& sc, const std::string& name) {
     return false;
 }
 
-// The semaphores some step posts, collected once for every sem_wait to look up.
-inline std::set<std::string> posted_semaphores(const scenario& sc) {
-    std::set<std::string> posted;
+// The semaphores some step posts and the pipes some step writes, collected once for every
+// sem_wait and pipe_read to look up.
+struct step_writers {
+    std::set<std::string> semaphores, pipes;
+};
+inline step_writers written_names(const scenario& sc) {
+    step_writers w;
     for (const task_spec& t : sc.tasks)
         for (const phase_spec& ph : t.behaviour.steps.phases)
             for (const step_spec& st : ph.steps)
                 if (st.type == step_spec::kind::sem_post)
-                    posted.insert(st.name);
-    return posted;
+                    w.semaphores.insert(st.name);
+                else if (st.type == step_spec::kind::pipe_write)
+                    w.pipes.insert(st.name);
+    return w;
 }
 
-// posted: posted_semaphores(sc).
+// written: written_names(sc).
 inline void check_step(const std::string& at, const step_spec& st, const scenario& sc,
-                       const std::set<std::string>& posted, validation& v) {
+                       const step_writers& written, validation& v) {
     using kind = step_spec::kind;
     const auto named = [&](const char* key) {
         if (st.name.empty())
             reject(v, at + "." + key, "an empty name");
         return !st.name.empty();
+    };
+    // A wait on something no step gives: legal (the task waits for ever), but likely a slip.
+    const auto awaited = [&](const char* key, const std::set<std::string>& given,
+                             const std::string& no_giver) {
+        if (named(key) && given.count(st.name) == 0)
+            warn(v, at + "." + key, no_giver + " \"" + st.name + "\": the task waits for ever");
     };
     const auto positive = [&](const std::string& field) {
         if (st.time.a <= 0)
@@ -462,15 +474,19 @@ inline void check_step(const std::string& at, const step_spec& st, const scenari
         named("sem_post");
         break;
     case kind::sem_wait:
-        if (named("sem_wait") && posted.count(st.name) == 0)
-            warn(v, at + ".sem_wait",
-                 "no step posts semaphore \"" + st.name + "\": the task waits for ever");
+        awaited("sem_wait", written.semaphores, "no step posts semaphore");
+        break;
+    case kind::pipe_write:
+        named("pipe_write");
+        break;
+    case kind::pipe_read:
+        awaited("pipe_read", written.pipes, "no step writes pipe");
         break;
     }
 }
 
 inline void check_steps(const std::string& field, const behaviour_spec& b, const scenario& sc,
-                        const std::set<std::string>& posted, validation& v) {
+                        const step_writers& written, validation& v) {
     check_loop(field + ".loop", b.steps.loop, v);
     if (b.steps.phases.empty())
         reject(v, field + ".phases", "no phases: a steps behaviour needs at least one");
@@ -483,12 +499,12 @@ inline void check_steps(const std::string& field, const behaviour_spec& b, const
         if (ph.steps.empty())
             reject(v, at + ".steps", "no steps: a phase needs at least one");
         for (std::size_t i = 0; i < ph.steps.size(); ++i)
-            check_step(at + ".steps[" + std::to_string(i) + "]", ph.steps[i], sc, posted, v);
+            check_step(at + ".steps[" + std::to_string(i) + "]", ph.steps[i], sc, written, v);
     }
 }
 
 inline void check_behaviour(const std::string& field, const behaviour_spec& b, const scenario& sc,
-                            const std::set<std::string>& posted, validation& v) {
+                            const step_writers& written, validation& v) {
     using kind = behaviour_spec::kind;
     switch (b.type) {
     case kind::burner:
@@ -510,7 +526,7 @@ inline void check_behaviour(const std::string& field, const behaviour_spec& b, c
         check_distribution(field + ".sleep", b.sleep_dist, false, v);
         break;
     case kind::steps:
-        check_steps(field, b, sc, posted, v);
+        check_steps(field, b, sc, written, v);
         break;
     }
 }
@@ -796,7 +812,7 @@ inline void check_rt_task(const scenario& sc, const task_spec& t, const std::str
 }
 
 inline void check_task(const scenario& sc, std::size_t i, const valid_bases& b,
-                       const std::set<std::string>& posted, validation& v) {
+                       const step_writers& written, validation& v) {
     const task_spec& t = sc.tasks[i];
     const std::string at = "tasks[" + std::to_string(i) + "]";
     if (t.count < 1 || t.count > max_task_count)
@@ -843,7 +859,7 @@ inline void check_task(const scenario& sc, std::size_t i, const valid_bases& b,
                    "no CPU of it is in cpuset \"" + t.cpuset +
                        "\"; sched_setaffinity() refuses an empty intersection");
     }
-    check_behaviour(at + ".behaviour", t.behaviour, sc, posted, v);
+    check_behaviour(at + ".behaviour", t.behaviour, sc, written, v);
 
     const bool start_ok = within_run(t.start, sc, b);
     if (!start_ok)
@@ -926,7 +942,7 @@ inline void check_tasks(const scenario& sc, const valid_bases& b, validation& v)
     if (sc.tasks.empty())
         reject(v, "tasks", "no tasks; a scenario needs at least one [[tasks]] table");
     std::map<std::string, std::size_t> names;
-    const std::set<std::string> posted = posted_semaphores(sc);
+    const step_writers written = written_names(sc);
     for (std::size_t i = 0; i < sc.tasks.size(); ++i) {
         const std::string& name = sc.tasks[i].name;
         const std::string field = "tasks[" + std::to_string(i) + "].name";
@@ -944,7 +960,7 @@ inline void check_tasks(const scenario& sc, const valid_bases& b, validation& v)
             reject(v, field,
                    "\"" + name + "\" is already the name of tasks[" + std::to_string(it->second) +
                        "]");
-        check_task(sc, i, b, posted, v);
+        check_task(sc, i, b, written, v);
     }
 }
 

@@ -90,7 +90,7 @@ public:
         if (topo.nr_cpus() > 1) {
             lb_ = std::make_unique<load_balancer>(topo, params, rqs,
                                                   static_cast<balance_ops&>(*this));
-            placement_ = std::make_unique<select_task_rq_fair>(params, lb_->domains(), rqs);
+            placement_ = std::make_unique<select_task_rq_fair>(params, lb_->domains(), rqs, sim);
             fair_.set_placement(placement_.get());
             rt_->set_domains(&lb_->domains());
         }
@@ -227,7 +227,8 @@ public:
     // slice), 6.6-6.11 re-placed at enqueue with a full one.
     void wake_up_new_task(task& p) {
         p.recent_used_cpu = p.cpu;
-        set_task_rq(p, select_task_rq(p, p.cpu, p.cpu, wake_flags::fork));
+        wake_flags wf = wake_flags::fork;
+        set_task_rq(p, select_task_rq(p, p.cpu, p.cpu, wf));
         rq& r = task_rq(p);
         update_rq_clock(r);
         p.state = task_state::runnable;
@@ -239,7 +240,7 @@ public:
             r, p, params().since(6, 12) ? enqueue_flags::initial : enqueue_flags::none);
         sync_fair_server(r);
         activated(r);
-        wakeup_preempt(r, p, wake_flags::fork);
+        wakeup_preempt(r, p, wf);
         task_woken(r, p);
         hrtick_start(r, *r.curr, true);
     }
@@ -406,11 +407,13 @@ public:
     // select_task_rq() (core.c): the class chooses for a task that may run on several
     // CPUs; a choice it may not run on falls back to its first allowed CPU
     // (select_fallback_rq()).
-    int select_task_rq(task& p, int prev_cpu, int this_cpu, wake_flags flags) {
+    // The flags gain WF_RQ_SELECTED when the class was asked.
+    int select_task_rq(task& p, int prev_cpu, int this_cpu, wake_flags& flags) {
         int cpu = prev_cpu;
-        if (p.cpus_allowed.empty() ||
-            std::count(p.cpus_allowed.begin(), p.cpus_allowed.end(), true) > 1)
+        if (p.nr_cpus_allowed(nr_cpus()) > 1) {
             cpu = p.sched_class->select_task_rq(p, prev_cpu, this_cpu, flags);
+            flags = flags | wake_flags::rq_selected;
+        }
         if (p.allowed_on(cpu))
             return cpu;
         for (int c = 0; c < nr_cpus(); ++c)

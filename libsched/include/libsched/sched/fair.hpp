@@ -225,7 +225,7 @@ public:
         if (r.need_resched)
             return;
         sched_entity* se = &curr_task.se;
-        if (!should_preempt_wakeup(curr_task, p, se, fork, next_buddy_marked))
+        if (!should_preempt_wakeup(curr_task, p, se, flags, next_buddy_marked))
             return;
         resched_curr(r);
         if (!p_.eevdf() && se->on_rq && p_.feat(feature::last_buddy) && scale &&
@@ -271,7 +271,7 @@ public:
     int select_task_rq(task& p, int prev_cpu, int this_cpu, wake_flags flags) override {
         if (placement_ == nullptr)
             return prev_cpu;
-        return (*placement_)(p, prev_cpu, this_cpu, has(flags, wake_flags::fork));
+        return (*placement_)(p, prev_cpu, this_cpu, flags);
     }
     void set_placement(select_task_rq_fair* placement) { placement_ = placement; }
     // 6.12+: the CPUs' fair server, charged for what fair tasks run.
@@ -849,7 +849,7 @@ private:
     // check_preempt_wakeup_fair() past its first tests: whether the wakee p preempts curr.
     // se (curr's entity on entry) ends on the entity the decision was taken for, the one
     // old CFS marks as the last buddy.
-    bool should_preempt_wakeup(const task& curr, task& p, sched_entity*& se, bool fork,
+    bool should_preempt_wakeup(const task& curr, task& p, sched_entity*& se, wake_flags flags,
                                bool next_buddy_marked) {
         if (!p_.since(6, 12)) {
             // check_preempt_wakeup() before 6.12 (faa42d29419d) tests the two tasks'
@@ -878,7 +878,7 @@ private:
         cfs_rq& q = cfs_rq_of(*se);
         update_curr(q);
         if (p_.eevdf())
-            return eevdf_wakeup_preempts(q, *pse, *se, fork);
+            return eevdf_wakeup_preempts(q, *pse, *se, flags);
         if (cfs::wakeup_preempt_entity(p_, *se, *pse) != 1)
             return false;
         if (!next_buddy_marked)
@@ -887,18 +887,23 @@ private:
     }
 
     // The EEVDF wakeup decision: would pick_eevdf() choose the wakee now?
-    bool eevdf_wakeup_preempts(cfs_rq& q, sched_entity& pse, sched_entity& se, bool fork) {
+    bool eevdf_wakeup_preempts(cfs_rq& q, sched_entity& pse, sched_entity& se, wake_flags flags) {
+        const bool fork = has(flags, wake_flags::fork);
         if (p_.since(6, 17)) {
             const bool shorter = p_.feat(feature::preempt_short) && pse.slice < se.slice;
             // 6.19, 6.18.33 (e837456fdca8), past the PREEMPT_SHORT test: a fork or a delayed wakee
             // never preempts; NEXT_BUDDY marks the wakee unless the buddy's deadline is
-            // earlier (set_preempt_buddy), and pick_eevdf() then honours it.
+            // earlier (set_preempt_buddy), and pick_eevdf() then honours it; a sync wakeup
+            // that marked it is decided by preempt_sync() instead.
             if (p_.reworked_next_buddy() && !shorter) {
                 if (fork || pse.sched_delayed)
                     return false;
                 if (p_.feat(feature::next_buddy) &&
-                    !(q.next != nullptr && vtime_before(q.next->deadline, pse.deadline)))
+                    !(q.next != nullptr && vtime_before(q.next->deadline, pse.deadline))) {
                     set_next_buddy(pse);
+                    if (has(flags, wake_flags::sync))
+                        return preempt_sync(q, pse, se, flags);
+                }
             }
             if (eevdf::pick_eevdf(p_, q, !shorter) == &pse) {
                 if (shorter)
@@ -913,6 +918,18 @@ private:
         if (p_.since(6, 12) && eevdf::do_preempt_short(p_, q, pse, se))
             eevdf::cancel_protect_slice(p_, se);
         return eevdf::pick_eevdf(p_, q) == &pse;
+    }
+
+    // preempt_sync() (6.19, 6.18.33): the sleeping-soon waker gives way to an earlier
+    // deadline only once it has run migration_cost (a quarter of it when the wakee's CPU
+    // was chosen for it) since exec_start. The kernel reads exec_start after update_curr()
+    // has just set it to the clock, so this never preempts; no protection changes either.
+    bool preempt_sync(const cfs_rq& q, const sched_entity& pse, const sched_entity& se,
+                      wake_flags flags) const {
+        const duration threshold =
+            has(flags, wake_flags::rq_selected) ? p_.tun.migration_cost / 4 : p_.tun.migration_cost;
+        const duration delta = std::max<duration>(rq_of(q).clock_task - se.exec_start, 0);
+        return vtime_before(pse.deadline, se.deadline) && delta >= threshold;
     }
 
     // pick_next_entity(): buddies first, then the policy's pick. A delayed entity that

@@ -28,7 +28,9 @@ enum class dequeue_flags : unsigned {
 enum class wake_flags : unsigned {
     none = 0,
     fork = 0x04,
+    sync = 0x10, // the waker expects to sleep soon (a pipe's or a socket's wakeup)
     migrated = 0x20,
+    rq_selected = 0x80, // select_task_rq() asked the class (6.12+; read by 6.19's preempt_sync)
 };
 
 template <class E> inline constexpr bool is_flag_mask = false;

@@ -2,6 +2,7 @@
 // Where a waking or new fair task goes (kernel/sched/fair.c select_task_rq_fair): forks
 // take the slow path (find_idlest_cpu() down the domains that balance forks); wakeups
 // the fast path (wake_affine(), then select_idle_sibling() in the target's LLC).
+#include <libsched/des/simulator.hpp>
 #include <libsched/sched/balance_stats.hpp>
 #include <libsched/sched/sched_domain.hpp>
 #include <limits>
@@ -11,20 +12,30 @@ namespace libsched {
 
 class select_task_rq_fair {
 public:
-    select_task_rq_fair(const fair_params& params, sched_domains& sd, std::vector<rq*> rqs)
-        : p_(params), sd_(sd), rqs_(std::move(rqs)) {}
+    select_task_rq_fair(const fair_params& params, sched_domains& sd, std::vector<rq*> rqs,
+                        const des::simulator& sim)
+        : p_(params), sd_(sd), rqs_(std::move(rqs)), sim_(sim) {}
 
     // select_task_rq_fair(p, prev_cpu, wake_flags) run on this_cpu (the waker's or the
-    // forking parent's CPU).
-    int operator()(task& p, int prev_cpu, int this_cpu, bool fork) {
+    // forking parent's CPU), whose running task is `current`: the waker, or the task a
+    // timer's interrupt found there (the idle task on an idle CPU).
+    int operator()(task& p, int prev_cpu, int this_cpu, wake_flags wf) {
+        const bool fork = has(wf, wake_flags::fork);
+        task& current = *cpu_rq(this_cpu).curr;
+        // The waker is running a step, so it is not exiting (PF_EXITING).
+        const bool sync = has(wf, wake_flags::sync);
         sched_domain* sd = nullptr;
         int new_cpu = prev_cpu;
-        const bool want_affine = !fork && p.allowed_on(this_cpu);
+        bool want_affine = false;
+        if (!fork) {
+            record_wakee(current, p);
+            want_affine = !wake_wide(current, p, this_cpu) && p.allowed_on(this_cpu);
+        }
         const sd_flag sd_flag_ = fork ? sd_flag::balance_fork : sd_flag::balance_wake;
         for (sched_domain* tmp = sd_.lowest(this_cpu); tmp != nullptr; tmp = tmp->parent) {
             if (want_affine && has(tmp->flags, sd_flag::wake_affine) && tmp->contains(prev_cpu)) {
                 if (this_cpu != prev_cpu)
-                    new_cpu = wake_affine(*tmp, p, this_cpu, prev_cpu);
+                    new_cpu = wake_affine(*tmp, p, current, this_cpu, prev_cpu, sync);
                 sd = nullptr; // wake_affine over the balance flags
                 break;
             }
@@ -47,19 +58,65 @@ private:
         return available_idle_cpu(cpu) || sched_idle_cpu(cpu_rq(cpu));
     }
 
+    // record_wakee(): the waker's flips count each change of wakee; they are halved once
+    // a second has passed since the last halving (time_after(jiffies, ts + HZ)).
+    void record_wakee(task& current, const task& p) const {
+        const u64 jiffies = static_cast<u64>(sim_.now() / p_.tun.tick_nsec);
+        if (jiffies > current.wakee_flip_decay_ts + static_cast<u64>(p_.tun.hz)) {
+            current.wakee_flips >>= 1;
+            current.wakee_flip_decay_ts = jiffies;
+        }
+        if (current.last_wakee != &p) {
+            current.last_wakee = &p;
+            ++current.wakee_flips;
+        }
+    }
+
+    // wake_wide(): a waker and wakee that both switch between many partners (the fewer
+    // flips at least the LLC's size, the more at least that many times the fewer) are
+    // spread rather than pulled together.
+    bool wake_wide(const task& current, const task& p, int this_cpu) const {
+        const sched_domain* llc = sd_.llc(this_cpu);
+        const unsigned factor = llc != nullptr ? static_cast<unsigned>(llc->span.size()) : 1;
+        const unsigned master = std::max(current.wakee_flips, p.wakee_flips);
+        const unsigned slave = std::min(current.wakee_flips, p.wakee_flips);
+        return !(slave < factor || master < slave * factor);
+    }
+
+    // cfs_h_nr_delayed() where the sync test subtracts it (aa3ee4f0b754): the CPU's
+    // delayed tasks, asleep though still queued.
+    unsigned delayed_on(int cpu) const {
+        return p_.carries(sync_ignores_delayed) ? cpu_rq(cpu).cfs.h_nr_delayed : 0;
+    }
+
     // wake_affine(): WA_IDLE, then WA_WEIGHT; prev_cpu unless one of them picks this_cpu.
-    int wake_affine(const sched_domain& sd, task& p, int this_cpu, int prev_cpu) const {
+    // A sync wakeup (the waker about to sleep) counts this_cpu as if the waker had left it.
+    int wake_affine(const sched_domain& sd, task& p, const task& current, int this_cpu,
+                    int prev_cpu, bool sync) const {
         if (available_idle_cpu(this_cpu) && sd_.cpus_share_cache(this_cpu, prev_cpu))
             return available_idle_cpu(prev_cpu) ? prev_cpu : this_cpu;
+        if (sync && nr_running(cpu_rq(this_cpu)) - delayed_on(this_cpu) == 1)
+            return this_cpu;
         if (available_idle_cpu(prev_cpu))
             return prev_cpu;
         // wake_affine_weight(): compare the loads as if p ran on either (WA_BIAS).
+        unsigned long this_load = cpu_load(cpu_rq(this_cpu));
+        if (sync) {
+            const unsigned long current_load = task_h_load(current);
+            if (current_load > this_load)
+                return this_cpu;
+            this_load -= current_load;
+        }
         const unsigned long task_load = task_h_load(p);
-        const u64 this_eff =
-            (static_cast<u64>(cpu_load(cpu_rq(this_cpu))) + task_load) * 100 * sched_capacity_scale;
+        const u64 this_eff = (static_cast<u64>(this_load) + task_load) * 100 * sched_capacity_scale;
         const unsigned long prev_load = cpu_load(cpu_rq(prev_cpu));
-        const u64 prev_eff = static_cast<u64>(prev_load > task_load ? prev_load - task_load : 0) *
-                             (100 + (sd.imbalance_pct - 100) / 2) * sched_capacity_scale;
+        u64 prev_eff = static_cast<u64>(prev_load > task_load ? prev_load - task_load : 0) *
+                       (100 + (sd.imbalance_pct - 100) / 2) * sched_capacity_scale;
+        // With sync, equal loads stack the wakee on the waker's CPU unless
+        // select_idle_sibling() finds an idle one (the kernel's prev_eff is signed: below
+        // zero, the + 1 leaves it below this_eff).
+        if (sync && prev_load >= task_load)
+            prev_eff += 1;
         return this_eff < prev_eff ? this_cpu : prev_cpu;
     }
 
@@ -302,6 +359,7 @@ private:
     fair_params p_;
     sched_domains& sd_;
     std::vector<rq*> rqs_;
+    const des::simulator& sim_;
     std::vector<bool> skipped_; // select_idle_cpu()'s busy cores, kept to spare an allocation
 };
 

@@ -86,8 +86,18 @@ inline constexpr stable_fix yield_forfeits_vruntime{
     {6, 19},
     {{{6, 12, 63}, {6, 17, 13}, {6, 18, 2}}}};
 
-inline constexpr std::array<const stable_fix*, 6> stable_fixes = {
-    &reduced_base_slice,   &idle_loses_protection, &next_buddy_not_delayed,
-    &untangled_next_buddy, &next_buddy_rework,     &yield_forfeits_vruntime};
+// aa3ee4f0b754 "sched/fair: Fixup wake_up_sync() vs DELAYED_DEQUEUE": 6.16; stable
+// review of 8 Jul 2025 for 6.12.37 and 6.15.6 (the 6.12 one with its dependencies
+// 3edcabcfc253 and 0cc4721a7182).
+inline constexpr stable_fix sync_ignores_delayed{
+    "aa3ee4f0b754",
+    "a sync wakeup counts the waker's CPU as running only the waker when its other queued "
+    "tasks are all delayed",
+    {6, 16},
+    {{{6, 12, 37}, {6, 15, 6}, {0, 0}}}};
+
+inline constexpr std::array<const stable_fix*, 7> stable_fixes = {
+    &reduced_base_slice, &idle_loses_protection,   &next_buddy_not_delayed, &untangled_next_buddy,
+    &next_buddy_rework,  &yield_forfeits_vruntime, &sync_ignores_delayed};
 
 } // namespace libsched

@@ -38,6 +38,12 @@ struct task {
     task_state state = task_state::not_started;
     std::vector<bool> cpus_allowed; // empty = every CPU
     int recent_used_cpu = -1;       // wakeup placement's second choice after prev
+    // record_wakee(): how often this task, as a waker, switched to waking another task
+    // (halved at most once a second, from wakee_flip_decay_ts in jiffies); wake_wide()
+    // compares waker and wakee. A new task starts with none.
+    unsigned wakee_flips = 0;
+    std::uint64_t wakee_flip_decay_ts = 0;
+    const task* last_wakee = nullptr;
     // The task's group (task_group(p)): its cpu cgroup, or its autogroup when that is the
     // root; the core sets the root group at sched_fork() if none was given.
     struct task_group* sched_task_group = nullptr;

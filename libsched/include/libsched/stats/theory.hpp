@@ -486,12 +486,13 @@ struct theory_figures {
     }
 };
 
-// Whether a program of steps waits for other tasks (suspend, sem_wait): how long is up to
-// them, which a fluid split of demands cannot know.
+// Whether a program of steps waits for other tasks (suspend, sem_wait, pipe_read): how long is up
+// to them, which a fluid split of demands cannot know.
 inline bool waits_on_tasks(const behaviour_spec& b) {
     for (const phase_spec& ph : b.steps.phases)
         for (const step_spec& st : ph.steps)
-            if (st.type == step_spec::kind::suspend || st.type == step_spec::kind::sem_wait)
+            if (st.type == step_spec::kind::suspend || st.type == step_spec::kind::sem_wait ||
+                st.type == step_spec::kind::pipe_read)
                 return true;
     return false;
 }
