@@ -124,7 +124,7 @@ class TaskResult:
     run_delay: Optional[RunDelay] = _of(RunDelay, optional=True)
     exited: Optional[int] = None
     # A program of steps (None otherwise): the passes through its phases that ended in the
-    # window, and each one's wall time (from its start, or from the resume / sem_post that
+    # window, and each one's wall time (from its start, or from the resume / post / write that
     # released a pass beginning with a wait: a schbench-like worker's request latency).
     loops: Optional[int] = None
     loop_time: Optional[Latency] = _of(Latency, optional=True)

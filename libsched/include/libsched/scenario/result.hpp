@@ -60,7 +60,7 @@ struct task_result {
     sim_time exited = -1; // -1: still alive at the end
 
     // A program of steps: the passes through its phases that ended inside the window, and
-    // each one's wall time (from its start, or from the resume / sem_post that released a
+    // each one's wall time (from its start, or from the resume / post / write that released a
     // pass beginning with a wait); unset for other behaviours.
     std::optional<std::uint64_t> loops;
     duration_samples loop_time;
