@@ -9,6 +9,7 @@ import pytest
 
 import libsched
 from libsched import Scenario, ScenarioError
+from libsched.results import Result, TaskResult
 
 LATENCY = Path(__file__).resolve().parents[2] / "examples" / "latency"
 
@@ -92,3 +93,22 @@ def test_other_behaviours_have_no_loops() -> None:
     result = libsched.simulate(libsched.examples.path("two-burners"), repetitions=1)
     assert all(t.loops is None and t.loop_time is None for t in result.repetitions[0].tasks)
     assert all(e.loops is None and e.last_exit is None for e in result.summary)
+
+
+def test_a_pipe_wakes_its_reader_onto_the_writers_cpu_and_a_semaphore_does_not() -> None:
+    # Two always-running writers, one per CPU: WF_SYNC sends the reader to the waker's CPU
+    # at each wakeup (wake_affine_idle), a plain wakeup leaves it where it ran
+    # (wake_affine_weight). About half the messages find the reader awake, so wakeups,
+    # and with the pipe migrations, come at about every other message.
+    text = libsched.examples.path("sync-wakeup").read_text()
+    piped = libsched.simulate(Scenario.from_text(text, "pipe.toml"), repetitions=1)
+    semaphore = text.replace("pipe_write", "sem_post").replace("pipe_read", "sem_wait")
+    posted = libsched.simulate(Scenario.from_text(semaphore, "sem.toml"), repetitions=1)
+
+    def reader(result: Result) -> TaskResult:
+        return next(t for t in result.repetitions[0].tasks if t.name == "reader")
+
+    loops = reader(piped).loops
+    assert loops is not None and loops > 1000
+    assert reader(piped).window_nr_migrations > loops // 4
+    assert reader(posted).window_nr_migrations == 0

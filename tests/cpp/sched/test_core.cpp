@@ -150,6 +150,8 @@ TEST_CASE("renicing a queued task before the idle task is switched out reschedul
     }
 }
 
+namespace {
+
 // Two CPUs sharing a cache, both busy: a waker alone on CPU 0, a burner on CPU 1, and a
 // sleeper that ran beside the burner (pinned there) for 1.1 s and has just blocked. The
 // sleeper may then run anywhere; its wakeup comes from CPU 0.
@@ -197,6 +199,8 @@ struct busy_pair {
     machine m;
     task waker, burner, sleeper, neighbour;
 };
+
+} // namespace
 
 TEST_CASE("a sync wakeup stacks the wakee on the waker's CPU when only the waker runs there") {
     // wake_affine_idle(): sync and one task on this_cpu → this_cpu, and select_idle_sibling()
