@@ -54,7 +54,7 @@ public:
         return counters_[static_cast<std::size_t>(cpu)];
     }
     rq& cpu_rq(int cpu) const { return *rqs_[static_cast<std::size_t>(cpu)]; }
-    u64 jiffies(sim_time now) const { return static_cast<u64>(now / p_.tun.tick_nsec); }
+    u64 jiffies(sim_time now) const { return p_.tun.jiffies(now); }
 
     // ---- from the tick ----
 

@@ -61,7 +61,7 @@ private:
     // record_wakee(): the waker's flips count each change of wakee; they are halved once
     // a second has passed since the last halving (time_after(jiffies, ts + HZ)).
     void record_wakee(task& current, const task& p) const {
-        const u64 jiffies = static_cast<u64>(sim_.now() / p_.tun.tick_nsec);
+        const u64 jiffies = p_.tun.jiffies(sim_.now());
         if (jiffies > current.wakee_flip_decay_ts + static_cast<u64>(p_.tun.hz)) {
             current.wakee_flips >>= 1;
             current.wakee_flip_decay_ts = jiffies;
