@@ -26,6 +26,7 @@ using model_test::find;
 using model_test::periodic;
 using model_test::run_one;
 
+constexpr duration us = nsec_per_usec;
 constexpr duration ms = nsec_per_msec;
 constexpr duration sec = nsec_per_sec;
 
@@ -751,6 +752,56 @@ TEST_CASE("a normal timer task beside a burner: old CFS preempts it at once and 
         }
         if (k.is_eevdf())
             CHECK(waited > 0);
+    }
+}
+
+namespace {
+
+// When each sched_wakeup of `comm` came, after the last release before it on the grid
+// start + k x period.
+std::vector<duration> wakeups_after_release(const scenario& sc, const std::string& comm,
+                                            sim_time start, duration period) {
+    std::vector<duration> after;
+    run_options opt;
+    opt.trace = [&](const trace_event& e) {
+        if (e.kind == trace_kind::sched_wakeup && e.comm == comm)
+            after.push_back((e.time - start) % period);
+    };
+    simulate(sc, opt);
+    return after;
+}
+
+} // namespace
+
+TEST_CASE("a tick's interrupt expires the sleeps due when it began, and later ones only if "
+          "their hard expiry passed during its handler") {
+    // Beside a burner, "a" is released on the tick grid (every 20 ms) and "b" 1 us after
+    // it, inside the tick's 2 us handler. __hrtimer_run_queues() walks with the time the
+    // interrupt read on entry, so "a" expires at the handler's end and "b", not yet due
+    // then, waits for its hard expiry, 50 us of slack later; unless that hard expiry falls
+    // inside the handler (slack 0): then hrtimer_interrupt() walks again at the end.
+    for (const kernel_version k : all_versions) {
+        INFO(k.str());
+        scenario sc = one_cpu(k);
+        sc.length = 1 * sec;
+        REQUIRE(sc.machine.tick_irq_ns == 2 * us);
+        sc.tasks = {on_timer("a", 100 * us, 20 * ms), on_timer("b", 100 * us, 20 * ms),
+                    burner("hog")};
+        sc.tasks[1].start = 1 * us;
+        const std::vector<duration> a = wakeups_after_release(sc, "a", 0, 20 * ms);
+        REQUIRE(a.size() == 49);
+        for (duration d : a)
+            CHECK(d == sc.machine.tick_irq_ns);
+        const std::vector<duration> b = wakeups_after_release(sc, "b", 1 * us, 20 * ms);
+        REQUIRE(b.size() == 49);
+        for (duration d : b)
+            CHECK(d == sc.machine.timer_slack_ns);
+
+        sc.tasks[1].timer_slack = 0;
+        const std::vector<duration> b0 = wakeups_after_release(sc, "b", 1 * us, 20 * ms);
+        REQUIRE(b0.size() == 49);
+        for (duration d : b0)
+            CHECK(d == sc.machine.tick_irq_ns - 1 * us);
     }
 }
 

@@ -16,8 +16,8 @@ struct no_hooks final : task_hooks {
     void switched_in(task&) override { ++switched_in_count; }
     void switched_out(task&) override {}
     bool tick_in_kernel_mode(task&) override { return false; }
-    void hrtimer_interrupt(int) override {}
-    bool timer_due(int) override { return false; }
+    void hrtimer_interrupt(int, sim_time) override {}
+    bool timer_due(int, sim_time) override { return false; }
 };
 
 struct machine {

@@ -143,8 +143,10 @@ private:
         workload_.switched_out(t);
     }
     bool tick_in_kernel_mode(task& t) { return workload_.tick_in_kernel_mode(t); }
-    void hrtimer_interrupt(int cpu) { workload_.hrtimer_interrupt(cpu); }
-    bool timer_due(int cpu) const { return workload_.timer_due(cpu); }
+    void hrtimer_interrupt(int cpu, sim_time basenow) { workload_.hrtimer_interrupt(cpu, basenow); }
+    bool timer_due(int cpu, sim_time handler_end) const {
+        return workload_.timer_due(cpu, handler_end);
+    }
 
     void finish() {
         if (finished_)

@@ -175,24 +175,35 @@ public:
         return share > 0.0 && sim_.rng().uniform01() < share;
     }
 
-    // The CPU's hrtimer interrupt (its own timers, the core's or a sleep's hard expiry):
-    // handled at once, or by a CPU waiting idle once it has left its idle state; an
-    // interrupt meanwhile is the same wakeup of the CPU.
-    void hrtimer_interrupt(int cpu) {
+    // The CPU's hrtimer interrupt (its own timers, the core's or a sleep's hard expiry),
+    // whose walk reads the time basenow: handled at once, or by a CPU waiting idle once it
+    // has left its idle state. An interrupt meanwhile is the same wakeup; one during the
+    // handler of a tick with timers to expire makes that tick's walk run again.
+    void hrtimer_interrupt(int cpu, sim_time basenow) {
         cpu_timers& c = *cpus_[static_cast<std::size_t>(cpu)];
-        if (c.idle_exit.active() || !first_due(c))
+        if (core_.in_tick_handler(cpu)) {
+            c.hard_expiry_in_handler = true;
+            return;
+        }
+        const bool hard_expired = std::exchange(c.hard_expiry_in_handler, false);
+        if (c.idle_exit.active())
             return;
         const duration exit_latency = core_.costs().idle_exit_latency;
-        if (exit_latency > 0 && core_.in_idle_state(cpu))
-            c.idle_exit.start_in(exit_latency);
-        else
-            run_queues(cpu);
+        if (exit_latency > 0 && core_.in_idle_state(cpu)) {
+            if (first_due(c, sim_.now()))
+                c.idle_exit.start_in(exit_latency);
+        } else {
+            run_queues(cpu, basenow, hard_expired);
+        }
     }
 
-    bool timer_due(int cpu) const {
+    bool timer_due(int cpu, sim_time handler_end) const {
         const cpu_timers& c = *cpus_[static_cast<std::size_t>(cpu)];
-        const auto* first = first_due(c);
-        return first != nullptr && expires_now(cpu, first->first);
+        if (c.queue.empty())
+            return false;
+        const auto* first = first_due(c, sim_.now());
+        return (first != nullptr && expires_now(cpu, first->first, sim_.now())) ||
+               c.queue.top().first <= handler_end;
     }
 
     sim_time start_of(const task& t) const { return of(t).start; }
@@ -269,34 +280,45 @@ private:
     }
 
     // The sleep's hard expiry: the CPU's hrtimer interrupt is programmed for it.
-    void on_sleep_expiry(std::uint64_t idx) { hrtimer_interrupt(programs_[idx]->sleep_cpu); }
+    void on_sleep_expiry(std::uint64_t idx) {
+        hrtimer_interrupt(programs_[idx]->sleep_cpu, sim_.now());
+    }
 
     // The idle CPU woken by an interrupt runs its handler.
-    void on_idle_exit(std::uint64_t cpu) { run_queues(static_cast<int>(cpu)); }
+    void on_idle_exit(std::uint64_t cpu) { run_queues(static_cast<int>(cpu), sim_.now()); }
 
-    // The first sleep timer of the CPU's queue, if its soft expiry has passed.
-    const std::pair<sim_time, std::uint64_t>* first_due(const cpu_timers& c) const {
-        if (c.queue.empty() || programs_[c.queue.top().second]->soft > sim_.now())
+    // The first sleep timer of the CPU's queue, if its soft expiry is at or before basenow.
+    const std::pair<sim_time, std::uint64_t>* first_due(const cpu_timers& c,
+                                                        sim_time basenow) const {
+        if (c.queue.empty() || programs_[c.queue.top().second]->soft > basenow)
             return nullptr;
         return &c.queue.top();
     }
 
-    // A timer past its soft expiry expires now if its hard one has come, or if no core
-    // timer not yet due is queued before it.
-    bool expires_now(int cpu, sim_time hard) const {
-        const sim_time now = sim_.now();
-        return hard <= now || hard <= core_.next_cpu_timer(cpu, now);
+    // A timer past its soft expiry expires if its hard one has come, or if no core timer
+    // not yet due is queued before it.
+    bool expires_now(int cpu, sim_time hard, sim_time basenow) const {
+        return hard <= basenow || hard <= core_.next_cpu_timer(cpu, basenow);
     }
 
     // __hrtimer_run_queues(): in the order of their hard expiries the CPU's timers expire
     // while their soft expiry has passed. The walk stops at the first one not due yet, or
     // at one queued behind a core timer not due yet (the re-armed tick), whose soft and
     // hard expiry are the same.
-    void run_queues(int cpu) {
+    // hrtimer_interrupt(): __hrtimer_run_queues() walks with the time read on entry; it
+    // walks again with the time now only if a hard expiry has passed meanwhile
+    // (tick_program_event() refuses a time in the past).
+    void run_queues(int cpu, sim_time basenow, bool hard_expired = false) {
         cpu_timers& c = *cpus_[static_cast<std::size_t>(cpu)];
-        while (const auto* first = first_due(c)) {
+        expire_due(cpu, c, basenow);
+        if (basenow < sim_.now() &&
+            (hard_expired || (!c.queue.empty() && c.queue.top().first <= sim_.now())))
+            expire_due(cpu, c, sim_.now());
+    }
+    void expire_due(int cpu, cpu_timers& c, sim_time basenow) {
+        while (const auto* first = first_due(c, basenow)) {
             const auto [hard, idx] = *first;
-            if (!expires_now(cpu, hard))
+            if (!expires_now(cpu, hard, basenow))
                 return;
             c.queue.pop();
             program& pg = *programs_[idx];
@@ -653,7 +675,8 @@ private:
         using sleeper = std::pair<sim_time, std::uint64_t>; // hard expiry, program
         std::priority_queue<sleeper, std::vector<sleeper>, std::greater<>> queue;
         idle_exit_timer idle_exit;
-        clock_read_timer clock_read; // the running task's next CPU-clock read
+        clock_read_timer clock_read;         // the running task's next CPU-clock read
+        bool hard_expiry_in_handler = false; // during a tick's handler with timers to expire
     };
 
     // Where a program of steps stands, and its timers of its own.

@@ -44,10 +44,12 @@ public:
     // The tick interrupted t in kernel mode (a system call) rather than in user mode.
     virtual bool tick_in_kernel_mode(task& t) = 0;
     // hrtimer_interrupt() on cpu ran the core's own timer (the tick, the HRTICK, the fair
-    // server's dl_timer); __hrtimer_run_queues() expires the other timers due there too.
-    virtual void hrtimer_interrupt(int cpu) = 0;
-    // Whether hrtimer_interrupt(cpu) now would expire a timer.
-    virtual bool timer_due(int cpu) = 0;
+    // server's dl_timer); __hrtimer_run_queues() expires the other timers due at basenow,
+    // the time the interrupt read on entry, too.
+    virtual void hrtimer_interrupt(int cpu, sim_time basenow) = 0;
+    // Whether the tick's interrupt now has timers to expire: due now, or whose hard expiry
+    // comes before its handler's end.
+    virtual bool timer_due(int cpu, sim_time handler_end) = 0;
 
 protected:
     ~task_hooks() = default;
@@ -293,6 +295,10 @@ public:
     // (once one is, an interrupt has already woken it).
     bool in_idle_state(const rq& r) const { return is_idle_task(r, *r.curr) && !r.need_resched; }
     bool in_idle_state(int cpu) const { return in_idle_state(cpu_rq(cpu)); }
+    // Inside the handler of a tick whose interrupt has timers to expire at its end.
+    bool in_tick_handler(int cpu) const {
+        return cpus_[static_cast<std::size_t>(cpu)]->tick_exit.active();
+    }
 
     // The earliest expiry after `after` among the core's own timers pending on cpu (its
     // tick, HRTICK, the fair server's dl_timer), or max() if none.
@@ -690,7 +696,7 @@ private:
         update_rq_clock(r);
         server_->dl_server_timer(r);
         maybe_resched(r);
-        hooks_.hrtimer_interrupt(static_cast<int>(cpu));
+        hooks_.hrtimer_interrupt(static_cast<int>(cpu), now());
     }
 
     // dl_server_start() when the CPU's first fair task is enqueued, dl_server_stop() when
@@ -715,27 +721,28 @@ private:
     void on_tick(std::uint64_t cpu) {
         rq& r = cpu_rq(static_cast<int>(cpu));
         if (!sched_tick(r)) {
-            hooks_.hrtimer_interrupt(static_cast<int>(cpu));
+            hooks_.hrtimer_interrupt(static_cast<int>(cpu), now());
             return;
         }
         // __hrtimer_run_queues() expires the other timers due after the tick's handler, with
         // clock_task tick_irq on: the interrupt's time is taken off only at its exit. A
         // wakee's zero-lag deadline then comes after the one the tick just renewed.
-        if (hooks_.timer_due(static_cast<int>(cpu))) {
+        if (hooks_.timer_due(static_cast<int>(cpu), now() + costs_.tick_irq)) {
             cpu_of(r).tick_exit.start_in(costs_.tick_irq);
             return;
         }
         tick_irq_exit(r);
-        hooks_.hrtimer_interrupt(static_cast<int>(cpu));
+        hooks_.hrtimer_interrupt(static_cast<int>(cpu), now());
     }
+    // The walk read its time when the interrupt began, at the tick.
     void on_tick_exit(std::uint64_t cpu) {
         rq& r = cpu_rq(static_cast<int>(cpu));
-        hooks_.hrtimer_interrupt(static_cast<int>(cpu));
+        hooks_.hrtimer_interrupt(static_cast<int>(cpu), now() - costs_.tick_irq);
         tick_irq_exit(r);
     }
     void on_hrtick(std::uint64_t cpu) {
         hrtick(cpu_rq(static_cast<int>(cpu)));
-        hooks_.hrtimer_interrupt(static_cast<int>(cpu));
+        hooks_.hrtimer_interrupt(static_cast<int>(cpu), now());
     }
     void on_resched(std::uint64_t cpu) {
         rq& r = cpu_rq(static_cast<int>(cpu));
