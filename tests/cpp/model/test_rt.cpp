@@ -170,6 +170,98 @@ TEST_CASE("6.12+: a fair server that finds only sleepers stops and keeps its bud
     }
 }
 
+namespace {
+
+step_spec timed_step(step_spec::kind kind, duration d) {
+    step_spec st;
+    st.type = kind;
+    st.time = {distribution::kind::constant, d, 0};
+    return st;
+}
+
+// One CPU: a SCHED_FIFO 50 task that sleeps 10 ms, then burns; a fair task that runs 1 ms
+// and sleeps 1.2 s, in a loop. Both fork at 0, which starts the fair server.
+scenario sleeper_behind_fifo(kernel_version k, duration fifo_sleep = 10 * ms,
+                             duration fair_sleep = 1200 * ms) {
+    scenario sc = machine(k, 1, 3 * sec);
+    task_spec fifo = rt_burner("fifo", sched_policy::fifo, 50);
+    fifo.behaviour.type = behaviour_spec::kind::steps;
+    fifo.behaviour.steps.phases = {{1, {timed_step(step_spec::kind::sleep, fifo_sleep)}},
+                                   {-1, {timed_step(step_spec::kind::run, 1 * sec)}}};
+    sc.tasks = {fifo, periodic("fair", 1 * ms, fair_sleep)};
+    return sc;
+}
+
+// When the fair task was switched in, in order.
+std::vector<sim_time> fair_switch_ins(const scenario& sc) {
+    std::vector<sim_time> at;
+    for (const switch_in& s : switches(sc))
+        if (s.next == "fair")
+            at.push_back(s.at);
+    return at;
+}
+
+} // namespace
+
+TEST_CASE("6.12+: whether a fair server restarted by a wakeup defers, by release") {
+    // The fair task runs its first 1 ms before the FIFO task wakes, and sleeps from 1 ms
+    // to 1.201 s (+ 50 us of slack). Up to 6.16 (6.12.91) its dequeue stops the server,
+    // which has never served; the wakeup finds the deadline (1 s) passed and starts a new
+    // deferred period: the task waits 950 ms. From 6.17 (6.12.92, lazy_dl_server) the
+    // server stays started; its zero-laxity timer (moved to 0.96 s by the 9 ms of idle
+    // time) enqueues it as running a starvation (dl_defer_running) with a new period to
+    // 1.96 s, and its pick, finding no fair task, stops it. At the wakeup 50 ms of budget
+    // for 759 ms left breaks the CBS rule: 6.17 starts a new period still running, so it
+    // serves at once; 115135422562 (6.18.9, 6.19) clears dl_defer_running first, so it
+    // defers again; 14a857056466 (6.18.24, 6.12.92's series) keeps the deadline and cuts
+    // the budget instead (update_dl_revised_wakeup()), still running: served at once.
+    struct release_case {
+        kernel_version k;
+        bool at_once;
+    };
+    const release_case cases[] = {{{6, 12, 0}, false},  {{6, 12, 91}, false}, {{6, 12, 92}, true},
+                                  {{6, 17}, true},      {{6, 18, 8}, true},   {{6, 18, 9}, false},
+                                  {{6, 18, 23}, false}, {{6, 18, 24}, true},  {{6, 18, 44}, true},
+                                  {{6, 19}, false}};
+    for (const release_case& c : cases) {
+        INFO(c.k.str() << "." << c.k.patch);
+        const std::vector<sim_time> fair_in = fair_switch_ins(sleeper_behind_fifo(c.k));
+        REQUIRE(fair_in.size() >= 2);
+        const sim_time woke = 1 * ms + 1 * us + 1200 * ms + 50 * us; // the sleep's hard expiry
+        const duration wait = fair_in[1] - woke;
+        if (c.at_once)
+            CHECK(wait <= 10 * us);
+        else
+            CHECK(std::abs(wait - 950 * ms) <= 10 * us);
+    }
+}
+
+TEST_CASE("6.12.83-6.12.91: the revised wakeup rule serves a restarted fair server at once") {
+    // The FIFO task wakes at 2 ms; the fair task runs 1 ms, then every 100 ms. Its sleep
+    // stops the server (6.12's rule) with 48 ms of budget for 999 ms, and its wakeup
+    // breaks the CBS rule. 6.12.75 starts a new deferred period: the task waits 950 ms for
+    // the zero-laxity point. 14a857056466 (first seen in 6.12.83) keeps the deadline and
+    // cuts the budget, without deferring: the server runs the task at once, above the FIFO
+    // task, at every wakeup. 6.12.92's series leaves the server started: the wakeup does
+    // not restart it, and the task waits for the zero-laxity point set at the fork.
+    struct release_case {
+        kernel_version k;
+        duration wait; // from the wakeup to the run, the sleep's slack included
+    };
+    const release_case cases[] = {
+        {{6, 12, 75}, 950 * ms + 1 * us}, {{6, 12, 83}, 1 * us}, {{6, 12, 91}, 1 * us}};
+    for (const release_case& c : cases) {
+        INFO(c.k.str() << "." << c.k.patch);
+        const auto fair_in = fair_switch_ins(sleeper_behind_fifo(c.k, 2 * ms, 100 * ms));
+        REQUIRE(fair_in.size() >= 2);
+        const sim_time woke = 1 * ms + 1 * us + 100 * ms + 50 * us;
+        CHECK(fair_in[1] - woke == c.wait);
+    }
+    const auto lazy = fair_switch_ins(sleeper_behind_fifo({6, 12, 92}, 2 * ms, 100 * ms));
+    REQUIRE(lazy.size() >= 2);
+    CHECK(lazy[1] > 900 * ms);
+}
+
 TEST_CASE("6.12+ with rt_group_sched the root group's RT runtime throttles again") {
     scenario sc = fifo_beside_fair({6, 18});
     sc.machine.rt_group_sched = true;

@@ -184,18 +184,19 @@ private:
         }
     }
 
-    // 6.12+: a CPU's fair server is started while fair tasks are queued there and stopped
-    // while none are (dl_server_start() / dl_server_stop() from enqueue_task_fair(),
-    // dequeue_entities(), throttle_cfs_rq() and unthrottle_cfs_rq()); a server without
-    // runtime never starts.
+    // 6.12+: a CPU's fair server is started while fair tasks are queued there and, up to
+    // 6.16, stopped while none are (dl_server_start() / dl_server_stop() from
+    // enqueue_task_fair(), dequeue_entities(), throttle_cfs_rq() and unthrottle_cfs_rq());
+    // from 6.17 it may stay started without them. A server without runtime never starts.
     template <class Fail> static void check_fair_server(const Core& c, Fail fail) {
         const auto* servers = c.dl_servers();
         if (servers == nullptr)
             return;
         for (int cpu = 0; cpu < c.nr_cpus(); ++cpu) {
             const rq& r = c.cpu_rq(cpu);
-            if (servers->server(cpu).dl_runtime != 0 &&
-                servers->active(r) != (r.cfs.h_nr_queued > 0))
+            const bool queued = r.cfs.h_nr_queued > 0;
+            if (servers->server(cpu).dl_runtime != 0 && servers->active(r) != queued &&
+                (queued || !servers->stays_started()))
                 fail("cpu " + std::to_string(cpu) + ": the fair server is " +
                      (servers->active(r) ? "active without" : "stopped with") +
                      " queued fair tasks");

@@ -215,8 +215,12 @@ public:
                 server_ = std::make_unique<fair_server>(params(), nr_cpus(),
                                                         static_cast<dl_timer_ops&>(*this));
                 fair_.set_dl_server(server_.get());
-                for (auto& c : cpus_)
-                    sync_fair_server(c->runqueue);
+                for (auto& c : cpus_) {
+                    rq& r = c->runqueue;
+                    if (is_idle_task(r, *r.curr)) // idle from here on, as far as it counts
+                        r.curr->se.exec_start = r.clock_task;
+                    sync_fair_server(r);
+                }
             }
         } else {
             p.sched_class = &fair_;
@@ -699,14 +703,15 @@ private:
         hooks_.hrtimer_interrupt(static_cast<int>(cpu), now());
     }
 
-    // dl_server_start() when the CPU's first fair task is enqueued, dl_server_stop() when
-    // its last leaves (enqueue_task_fair(), dequeue_entities()); 6.12+ with RT tasks.
+    // dl_server_start() when the CPU's first fair task is enqueued (enqueue_task_fair());
+    // up to 6.16 dl_server_stop() when its last leaves (dequeue_entities()); 6.12+ with RT
+    // tasks.
     void sync_fair_server(rq& r) {
         if (!server_)
             return;
         if (r.cfs.h_nr_queued > 0 && !server_->active(r))
             server_->dl_server_start(r);
-        else if (r.cfs.h_nr_queued == 0 && server_->active(r))
+        else if (r.cfs.h_nr_queued == 0 && server_->active(r) && !server_->stays_started())
             server_->dl_server_stop(r);
     }
 
@@ -860,15 +865,18 @@ private:
     // pick's delayed dequeues or throttle emptied the queue) it stops, keeping its budget
     // for a later wakeup under the CBS rules. The kernel stops it there since a3a70caf7906
     // (6.17); before, dequeue_entities() / throttle_cfs_rq() had stopped it, and
-    // __pick_task_dl() yields only an active server (b53127db1dbf, 6.13 and 6.12.y). A CPU
-    // about to go idle first tries to pull work (newidle_balance() from
-    // pick_next_task_fair()).
+    // __pick_task_dl() yields only an active server (b53127db1dbf, 6.13 and 6.12.y). The
+    // fast path (prev of the fair or idle class, only fair tasks queued) passes a queued
+    // server over, so it stops only when an RT task is queued too. A CPU about to go idle
+    // first tries to pull work (newidle_balance() from pick_next_task_fair()).
     task& pick_next_task(rq& r, task& prev) {
-        if (prev.sched_class == rt_.get() || prev.sched_class == &stop_)
+        const bool prev_above_fair = prev.sched_class == rt_.get() || prev.sched_class == &stop_;
+        if (prev_above_fair)
             rt_->balance(r, prev);
         task* next = stop_.pick_next_task(r, prev);
         r.served_past_budget = false;
-        if (next == nullptr && server_ && server_->runnable(r)) {
+        const bool fast_path = !prev_above_fair && nr_running(r) == r.cfs.h_nr_queued;
+        if (next == nullptr && !fast_path && server_ && server_->runnable(r)) {
             next = fair_.pick_next_task(r, prev);
             if (next == nullptr)
                 server_->dl_server_stop(r);

@@ -7,14 +7,17 @@
 // 6.12) it waits, throttled, for its zero-laxity point (deadline - runtime): if the fair
 // tasks used the budget meanwhile it only starts a new period; if they starved, it is
 // enqueued as a DL entity and runs them until the budget is spent, then waits for the next
-// period. The rules are 6.12's for every release: the 6.17 rework of when the server stops
-// (cccb45d7c429) and the 6.18.y fixes of its wakeup (115135422562, 14a857056466) are not
-// modelled (docs/model.md). Runtime is charged unscaled (dl_scaled_delta_exec()
+// period. Up to 6.16 (6.12.91) it stops when its last fair task leaves; from 6.17 (6.12.92)
+// only when its pick finds none (lazy_dl_server), and the 6.18.y / 6.12.y fixes of its
+// restart are stable_fix entries. 6.19's idle accounting (e636ffb9e31b, f5a538c07df2) is
+// not modelled. Runtime is charged unscaled (dl_scaled_delta_exec()
 // scales by frequency and capacity, both at their maximum here). The bandwidth accounting
 // of GRUB and admission control are left out: they change nothing for one server.
 #include <algorithm>
+#include <libsched/sched/fair_params.hpp>
 #include <libsched/sched/rq.hpp>
 #include <libsched/sched/sched_dl_entity.hpp>
+#include <libsched/sched/stable_fix.hpp>
 #include <vector>
 
 namespace libsched {
@@ -44,11 +47,26 @@ protected:
 class fair_server final : public dl_server_account {
 public:
     fair_server(const fair_params& p, int cpus, dl_timer_ops& ops)
-        : ops_(ops), se_(static_cast<std::size_t>(cpus)) {
+        : ops_(ops), se_(static_cast<std::size_t>(cpus)), lazy_(p.carries(lazy_dl_server)),
+          defers_again_(p.carries(dl_server_defers_again)),
+          revised_wakeup_(p.carries(dl_server_revised_wakeup)),
+          revised_only_running_(p.carries(dl_server_revised_wakeup_running)),
+          boot_setup_(p.since(6, 17)), late_timer_new_period_(p.since(6, 18)) {
         for (sched_dl_entity& se : se_) { // dl_server_apply_params(), dl_defer = 1
             se.dl_runtime = p.tun.fair_server_runtime;
             se.dl_deadline = p.tun.fair_server_period;
             se.dl_period = p.tun.fair_server_period;
+            // sched_init_dl_servers() (6.17+) sets a server up at boot, time 0: its first
+            // period, deferred, with no timer until it starts. 6.12.y does that at its first
+            // dl_server_start().
+            if (boot_setup_) {
+                se.dl_server = true;
+                se.dl_defer = true;
+                se.deadline = se.dl_deadline;
+                se.runtime = se.dl_runtime;
+                se.dl_throttled = true;
+                se.dl_defer_armed = true;
+            }
         }
     }
 
@@ -62,7 +80,8 @@ public:
     }
 
     // dl_server_start() (enqueue_task_fair(), the first fair task on the CPU); the rq was
-    // empty: its idle time counts first (dl_server_update_idle_time()).
+    // empty: its idle time counts first (dl_server_update_idle_time()). 6.12.y sets the
+    // server up here, the first time.
     void dl_server_start(rq& r) {
         sched_dl_entity& se = of(r);
         if (nr_running(r) == r.cfs.h_nr_queued && r.curr == &r.idle)
@@ -79,7 +98,8 @@ public:
         resched_curr(r); // !dl_task(rq->curr)
     }
 
-    // dl_server_stop() (dequeue_entities(), the last fair task left the CPU).
+    // dl_server_stop(): from __pick_task_dl() when the server's pick finds no fair task; up
+    // to 6.16 also from dequeue_entities() / throttle_cfs_rq() when the last one leaves.
     void dl_server_stop(rq& r) {
         sched_dl_entity& se = of(r);
         if (se.dl_runtime == 0 || !se.dl_server_active)
@@ -92,6 +112,8 @@ public:
     }
 
     bool active(const rq& r) const { return of(r).dl_server_active; }
+    // Whether the server stays started when its fair tasks leave (cccb45d7c429).
+    bool stays_started() const { return lazy_; }
 
     // dl_server_update(): fair tasks ran delta_exec, on the server's behalf or not.
     void dl_server_update(rq& r, duration delta_exec) override {
@@ -118,12 +140,14 @@ public:
     }
 
     // dl_server_timer(): the zero-laxity point (armed), or the next period after the
-    // budget ran out. The clock has been updated. fair_server_has_tasks(): cfs.nr_queued.
+    // budget ran out. The clock has been updated. Up to 6.16 a server with no fair task
+    // queued (fair_server_has_tasks(): cfs.nr_queued) only replenishes; from 6.17
+    // (4ae8d9aa9f9d) it is enqueued all the same, and its pick stops it.
     void dl_server_timer(rq& r) {
         sched_dl_entity& se = of(r);
         if (!se.dl_throttled || se.dl_runtime == 0)
             return;
-        if (r.cfs.nr_queued == 0) {
+        if (!lazy_ && r.cfs.nr_queued == 0) {
             replenish_dl_entity(r, se);
             return;
         }
@@ -173,6 +197,17 @@ private:
         }
     }
 
+    // update_dl_revised_wakeup(): runtime = dl_density x (deadline - now), dl_density being
+    // to_ratio(dl_deadline, dl_runtime) in BW_SHIFT (20) fixed point.
+    static void update_dl_revised_wakeup(const rq& r, sched_dl_entity& se) {
+        constexpr int bw_shift = 20;
+        const u64 density = se.dl_deadline == 0 ? 0
+                                                : (static_cast<u64>(se.dl_runtime) << bw_shift) /
+                                                      static_cast<u64>(se.dl_deadline);
+        const u64 laxity = static_cast<u64>(se.deadline) - static_cast<u64>(r.clock);
+        se.runtime = static_cast<s64>((density * laxity) >> bw_shift);
+    }
+
     static void setup_new_dl_entity(const rq& r, sched_dl_entity& se) {
         if (se.dl_throttled)
             return;
@@ -194,10 +229,22 @@ private:
     }
 
     // update_dl_entity(): at a wakeup, a new period if the deadline passed or the CBS
-    // rule says so; a deferred server keeps its deadline and waits again otherwise.
-    static void update_dl_entity(const rq& r, sched_dl_entity& se) {
-        if (dl_time_before(static_cast<u64>(se.deadline), static_cast<u64>(r.clock)) ||
-            dl_entity_overflow(se, r.clock)) {
+    // rule says so; a deferred server keeps its deadline and waits again otherwise. With
+    // 14a857056466 a server whose deadline has not passed keeps it and has its budget cut
+    // to what its density allows (update_dl_revised_wakeup()); with 1842bf97af10 only one
+    // handling a starvation. With 115135422562 a new period defers again.
+    void update_dl_entity(const rq& r, sched_dl_entity& se) const {
+        const bool passed =
+            dl_time_before(static_cast<u64>(se.deadline), static_cast<u64>(r.clock));
+        if (passed || dl_entity_overflow(se, r.clock)) {
+            const bool revised =
+                revised_only_running_ ? se.dl_defer_running : revised_wakeup_ && se.dl_defer;
+            if (revised && !passed) {
+                update_dl_revised_wakeup(r, se);
+                return;
+            }
+            if (defers_again_)
+                se.dl_defer_running = false;
             replenish_dl_new_period(r, se);
         } else if (se.dl_defer && !se.dl_defer_running) {
             se.dl_defer_armed = true;
@@ -223,7 +270,7 @@ private:
             return;
         }
         if (se.dl_defer && !se.dl_defer_running && r.clock < se.deadline - se.runtime &&
-            r.cfs.nr_queued > 0) {
+            (lazy_ || r.cfs.nr_queued > 0)) {
             se.dl_defer_armed = true;
             se.dl_throttled = true;
             if (!start_dl_timer(r, se)) {
@@ -267,8 +314,14 @@ private:
         if (se.runtime <= 0) {
             se.dl_throttled = true;
             se.on_dl_rq = false;
-            if (!start_dl_timer(r, se))
-                enqueue_dl_entity(r, se, enqueue_kind::replenish);
+            if (!start_dl_timer(r, se)) {     // the next period has begun
+                if (late_timer_new_period_) { // 6.18+: a new one from now
+                    replenish_dl_new_period(r, se);
+                    start_dl_timer(r, se);
+                } else {
+                    enqueue_dl_entity(r, se, enqueue_kind::replenish);
+                }
+            }
             if (!se.on_dl_rq) // !is_leftmost()
                 resched_curr(r);
         }
@@ -276,6 +329,14 @@ private:
 
     dl_timer_ops& ops_;
     std::vector<sched_dl_entity> se_;
+    bool lazy_;                 // lazy_dl_server
+    bool defers_again_;         // dl_server_defers_again
+    bool revised_wakeup_;       // dl_server_revised_wakeup
+    bool revised_only_running_; // dl_server_revised_wakeup_running
+    bool boot_setup_;           // 6.17+: sched_init_dl_servers()
+    // 6.18+ (the 6.18-rc1 source; not in 6.12.y): a server throttled after its next period
+    // began starts a new one from now instead of replenishing.
+    bool late_timer_new_period_;
 };
 
 } // namespace libsched

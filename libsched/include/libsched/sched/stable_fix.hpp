@@ -96,8 +96,53 @@ inline constexpr stable_fix sync_ignores_delayed{
     {6, 16},
     {{{6, 12, 37}, {6, 15, 6}, {0, 0}}}};
 
-inline constexpr std::array<const stable_fix*, 7> stable_fixes = {
-    &reduced_base_slice, &idle_loses_protection,   &next_buddy_not_delayed, &untangled_next_buddy,
-    &next_buddy_rework,  &yield_forfeits_vruntime, &sync_ignores_delayed};
+// cccb45d7c429 "sched/deadline: Less agressive dl_server handling" (6.17-rc1) with
+// 4ae8d9aa9f9d (no server_has_tasks) and a3a70caf7906 (6.17): the fair server is no longer
+// stopped when its fair tasks leave, only when its pick finds none. The series was
+// backported to 6.12.92 (stable review of 28 May 2026).
+inline constexpr stable_fix lazy_dl_server{
+    "cccb45d7c429",
+    "the fair server stays started when its fair tasks leave; it stops when its pick finds none",
+    {6, 17},
+    {{{6, 12, 92}, {0, 0}, {0, 0}}}};
+
+// 115135422562 "sched/deadline: Fix 'stuck' dl_server": 6.19; 6.12.69 (its -rc1 review)
+// and 6.18.9 (the 6.18.8 and 6.18.9 sources differ by it).
+inline constexpr stable_fix dl_server_defers_again{
+    "115135422562",
+    "a fair server restarted after its deadline, or with too much budget left, defers again",
+    {6, 19},
+    {{{6, 12, 69}, {6, 18, 9}, {0, 0}}}};
+
+// 14a857056466 "sched/deadline: Use revised wakeup rule for dl_server": sent for 7.0;
+// 6.18.24 (the 6.18.23 and 6.18.24 sources differ by it). In 6.12.y it appears between
+// the 6.12.75 and 6.12.83 sources; 6.12.83 is the first release seen with it.
+inline constexpr stable_fix dl_server_revised_wakeup{
+    "14a857056466",
+    "a fair server restarted before its deadline with too much budget keeps the deadline and "
+    "cuts the budget to its density times the time left",
+    {7, 0},
+    {{{6, 12, 83}, {6, 18, 24}, {0, 0}}}};
+
+// 1842bf97af10 "sched/deadline: Use revised wakeup rule only for running dl_server": sent
+// for 7.2; 6.12.102 and 6.18.44 (the 6.18.43 and 6.18.44 sources differ by it).
+inline constexpr stable_fix dl_server_revised_wakeup_running{
+    "1842bf97af10",
+    "the revised wakeup rule only for a fair server handling a starvation",
+    {7, 2},
+    {{{6, 12, 102}, {6, 18, 44}, {0, 0}}}};
+
+inline constexpr std::array<const stable_fix*, 11> stable_fixes = {
+    &reduced_base_slice,
+    &idle_loses_protection,
+    &next_buddy_not_delayed,
+    &untangled_next_buddy,
+    &next_buddy_rework,
+    &yield_forfeits_vruntime,
+    &sync_ignores_delayed,
+    &lazy_dl_server,
+    &dl_server_defers_again,
+    &dl_server_revised_wakeup,
+    &dl_server_revised_wakeup_running};
 
 } // namespace libsched
