@@ -262,6 +262,33 @@ TEST_CASE("6.12.83-6.12.91: the revised wakeup rule serves a restarted fair serv
     CHECK(lazy[1] > 900 * ms);
 }
 
+TEST_CASE("6.18.24-6.18.43: a first start before the boot period's deadline keeps it") {
+    // 6.17+ sets the server up at boot (time 0): 50 ms to a deadline at 1 s. A FIFO
+    // burner keeps the CPU busy (no idle time to charge); a fair burner forks at 0.5 s and
+    // starts the server: 50 ms for 500 ms breaks the CBS rule. The revised rule of
+    // 14a857056466 keeps the deadline and cuts the budget to 25 ms, whose zero-laxity point
+    // is 0.975 s; before it (6.18.23), and once 1842bf97af10 limits the rule to a server
+    // handling a starvation (6.18.44), a new period from 0.5 s defers to 1.45 s.
+    struct release_case {
+        kernel_version k;
+        sim_time served;
+    };
+    const release_case cases[] = {{{6, 17}, 1450 * ms},
+                                  {{6, 18, 23}, 1450 * ms},
+                                  {{6, 18, 24}, 975 * ms},
+                                  {{6, 18, 43}, 975 * ms},
+                                  {{6, 18, 44}, 1450 * ms}};
+    for (const release_case& c : cases) {
+        INFO(c.k.str() << "." << c.k.patch);
+        scenario sc = fifo_beside_fair(c.k);
+        sc.length = 2 * sec;
+        sc.tasks[1].start = 500 * ms;
+        const auto fair_in = fair_switch_ins(sc);
+        REQUIRE_FALSE(fair_in.empty());
+        CHECK(std::abs(fair_in.front() - c.served) <= 10 * us);
+    }
+}
+
 TEST_CASE("6.12+ with rt_group_sched the root group's RT runtime throttles again") {
     scenario sc = fifo_beside_fair({6, 18});
     sc.machine.rt_group_sched = true;
