@@ -94,6 +94,11 @@ public:
             sc.latency_samples = sample_scope::entry;
         if (sc.machine.kernel == kernel_version{6, 18} && pick(0, 1) == 1)
             sc.machine.kernel = kernel_version{6, 18, 33};
+        // And 6.12 stable releases with the fair server's revised wakeup rule (6.12.83) and
+        // with 6.17's rework of it under 6.12's throttling (6.12.92).
+        if (sc.machine.kernel == kernel_version{6, 12} && pick(0, 1) == 1)
+            sc.machine.kernel =
+                pick(0, 1) == 1 ? kernel_version{6, 12, 83} : kernel_version{6, 12, 92};
         // And now and then an entry that runs and calls sched_yield(), for ever.
         if (pick(0, 3) == 1)
             make_yielder(sc.tasks[static_cast<std::size_t>(pick(0, entries - 1))]);
