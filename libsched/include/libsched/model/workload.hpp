@@ -301,10 +301,6 @@ private:
         return hard <= basenow || hard <= core_.next_cpu_timer(cpu, basenow);
     }
 
-    // __hrtimer_run_queues(): in the order of their hard expiries the CPU's timers expire
-    // while their soft expiry has passed. The walk stops at the first one not due yet, or
-    // at one queued behind a core timer not due yet (the re-armed tick), whose soft and
-    // hard expiry are the same.
     // hrtimer_interrupt(): __hrtimer_run_queues() walks with the time read on entry; it
     // walks again with the time now only if a hard expiry has passed meanwhile
     // (tick_program_event() refuses a time in the past).
@@ -315,6 +311,11 @@ private:
             (hard_expired || (!c.queue.empty() && c.queue.top().first <= sim_.now())))
             expire_due(cpu, c, sim_.now());
     }
+
+    // __hrtimer_run_queues(): in the order of their hard expiries the CPU's timers expire
+    // while their soft expiry is at or before basenow. The walk stops at the first one not
+    // due yet, or at one queued behind a core timer not due yet (the re-armed tick), whose
+    // soft and hard expiry are the same.
     void expire_due(int cpu, cpu_timers& c, sim_time basenow) {
         while (const auto* first = first_due(c, basenow)) {
             const auto [hard, idx] = *first;
