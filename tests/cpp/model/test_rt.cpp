@@ -289,6 +289,42 @@ TEST_CASE("6.18.24-6.18.43: a first start before the boot period's deadline keep
     }
 }
 
+TEST_CASE("6.19: idle time runs a started fair server's budget down and a period of it stops it") {
+    // The fair task runs 1 ms at 0 and sleeps to 1.501 s; the FIFO task sleeps, then burns
+    // from `fifo_wakes`. The server, started at 0 (deadline 1 s, zero-laxity timer at
+    // 0.95 s), stays started through the sleep (6.17+).
+    // - FIFO task at 1.2 s, the CPU idle at the timer. 6.18.44 takes idle time off the
+    //   budget only when idle ends; at 0.95 s the server is enqueued with a new period to
+    //   1.95 s, its pick finds nothing, and at 1.2 s idle time empties the budget. At the
+    //   wakeup an empty budget keeps the deadline: the task waits for 1.95 s. 6.19 charges
+    //   the 0.946 ms of idle time at the timer (e636ffb9e31b): used up while idle, the
+    //   budget starts a new period marked idle, and the timer stops the server
+    //   (f5a538c07df2). The wakeup starts it with 50 ms for 449 ms: a new period, deferred
+    //   (115135422562): the task waits 950 ms.
+    // - FIFO task at 0.3 s: idle time charged as it wakes. Up to 6.18 it empties the
+    //   budget, and at the deadline (1 s) the server starts running a starvation with a
+    //   period to 2 s, then stops. 6.18.44's revised rule (1842bf97af10) keeps that
+    //   deadline at the wakeup and serves at once. In 6.19 the idle time (a task runnable:
+    //   not idle, ca1e8eede4fc) starts a new period to 1.3 s; at its zero-laxity point the
+    //   server runs a starvation to 2.25 s, and the wakeup defers again: 950 ms.
+    struct release_case {
+        kernel_version k;
+        duration fifo_wakes;
+        sim_time served;
+    };
+    const sim_time woke = 1 * ms + 1 * us + 1500 * ms + 50 * us; // the sleep's hard expiry
+    const release_case cases[] = {{{6, 18, 44}, 1200 * ms, 1950 * ms},
+                                  {{6, 19}, 1200 * ms, woke + 950 * ms},
+                                  {{6, 18, 44}, 300 * ms, woke},
+                                  {{6, 19}, 300 * ms, woke + 950 * ms}};
+    for (const release_case& c : cases) {
+        INFO(c.k.str() << "." << c.k.patch << ", FIFO task from " << c.fifo_wakes / ms << " ms");
+        const auto fair_in = fair_switch_ins(sleeper_behind_fifo(c.k, c.fifo_wakes, 1500 * ms));
+        REQUIRE(fair_in.size() >= 2);
+        CHECK(std::abs(fair_in[1] - c.served) <= 2 * ms);
+    }
+}
+
 TEST_CASE("6.12+ with rt_group_sched the root group's RT runtime throttles again") {
     scenario sc = fifo_beside_fair({6, 18});
     sc.machine.rt_group_sched = true;

@@ -692,26 +692,42 @@ private:
         cpus_[static_cast<std::size_t>(cpu)]->dl_timer.start(std::max(act, now()));
     }
     void dl_timer_cancel(int cpu) override {
-        cpus_[static_cast<std::size_t>(cpu)]->dl_timer.cancel();
+        cpu_state& c = *cpus_[static_cast<std::size_t>(cpu)];
+        if (!c.in_dl_timer) // a timer restarted by its own callback stays queued
+            c.dl_timer.cancel();
+    }
+    void update_curr_donor(rq& r) override {
+        task& curr = *r.curr;
+        if (is_idle_task(r, curr))
+            server_->update_curr_idle(r, curr);
+        else
+            curr.sched_class->update_curr(r);
     }
 
     void on_dl_timer(std::uint64_t cpu) {
-        rq& r = cpu_rq(static_cast<int>(cpu));
+        cpu_state& c = *cpus_[cpu];
+        rq& r = c.runqueue;
         update_rq_clock(r);
+        c.in_dl_timer = true;
         server_->dl_server_timer(r);
+        c.in_dl_timer = false;
         maybe_resched(r);
         hooks_.hrtimer_interrupt(static_cast<int>(cpu), now());
     }
 
-    // dl_server_start() when the CPU's first fair task is enqueued (enqueue_task_fair());
-    // up to 6.16 dl_server_stop() when its last leaves (dequeue_entities()); 6.12+ with RT
-    // tasks.
+    // dl_server_start() when the CPU's first fair task is enqueued (enqueue_task_fair(),
+    // unthrottle_cfs_rq()), also to a started server; up to 6.16 dl_server_stop() when its
+    // last leaves (dequeue_entities()); 6.12+ with RT tasks.
     void sync_fair_server(rq& r) {
         if (!server_)
             return;
-        if (r.cfs.h_nr_queued > 0 && !server_->active(r))
+        cpu_state& c = cpu_of(r);
+        const bool queued = r.cfs.h_nr_queued > 0;
+        const bool first = queued && !c.fair_queued;
+        c.fair_queued = queued;
+        if (queued && (first || !server_->active(r)))
             server_->dl_server_start(r);
-        else if (r.cfs.h_nr_queued == 0 && server_->active(r) && !server_->stays_started())
+        else if (!queued && server_->active(r) && !server_->stays_started())
             server_->dl_server_stop(r);
     }
 
@@ -781,6 +797,8 @@ private:
         duration busy_irq = 0;             // IRQ time taken out of the tasks' clock while busy
         sim_time last_change = 0;
         bool tick_stopped = false; // NOHZ idle
+        bool in_dl_timer = false;  // the dl_timer's callback runs
+        bool fair_queued = false;  // fair tasks queued when the fair server last looked
     };
 
     cpu_state& cpu_of(const rq& r) { return *cpus_[static_cast<std::size_t>(r.cpu)]; }
@@ -910,7 +928,7 @@ private:
             prev.sched_class->put_prev_task(r, prev);
         }
         if (server_ && is_idle_task(r, prev))
-            server_->dl_server_update_idle_time(r, prev);
+            server_->put_prev_task_idle(r, prev);
         if (server_ && is_idle_task(r, next))
             next.se.exec_start = r.clock_task;
     }
@@ -929,6 +947,8 @@ private:
                 (hooks_.tick_in_kernel_mode(curr) ? curr.stime : curr.utime) +=
                     params().tun.tick_nsec;
             curr.sched_class->task_tick(r, curr, false);
+        } else if (server_) {
+            server_->task_tick_idle(r, curr);
         }
         // trigger_load_balance(): the balancing softirq runs at the interrupt's exit.
         if (lb_)

@@ -9,8 +9,9 @@
 // enqueued as a DL entity and runs them until the budget is spent, then waits for the next
 // period. Up to 6.16 (6.12.91) it stops when its last fair task leaves; from 6.17 (6.12.92)
 // only when its pick finds none (lazy_dl_server), and the 6.18.y / 6.12.y fixes of its
-// restart are stable_fix entries. 6.19's idle accounting (e636ffb9e31b, f5a538c07df2) is
-// not modelled. Runtime is charged unscaled (dl_scaled_delta_exec()
+// restart are stable_fix entries. 6.19 charges idle time as fair runtime is charged and
+// stops a server that idled through a whole period from its timer (e636ffb9e31b,
+// f5a538c07df2, ca1e8eede4fc). Runtime is charged unscaled (dl_scaled_delta_exec()
 // scales by frequency and capacity, both at their maximum here). The bandwidth accounting
 // of GRUB and admission control are left out: they change nothing for one server.
 #include <algorithm>
@@ -22,14 +23,18 @@
 
 namespace libsched {
 
-// What the server asks of the core: its CPU's dl_timer (an hrtimer).
+// What the server asks of the core: its CPU's dl_timer (an hrtimer), and (6.19+) the
+// running task's time brought up to date.
 class dl_timer_ops {
 public:
     virtual sim_time dl_timer_now() const = 0;
     virtual bool dl_timer_queued(int cpu) const = 0;
     // hrtimer_start(HRTIMER_MODE_ABS); act may lie up to 1 us in the past (then now).
     virtual void dl_timer_start(int cpu, sim_time act) = 0;
+    // hrtimer_try_to_cancel(): no effect while the timer's callback runs.
     virtual void dl_timer_cancel(int cpu) = 0;
+    // rq->donor->sched_class->update_curr(rq)
+    virtual void update_curr_donor(rq& r) = 0;
 
 protected:
     ~dl_timer_ops() = default;
@@ -51,7 +56,8 @@ public:
           defers_again_(p.carries(dl_server_defers_again)),
           revised_wakeup_(p.carries(dl_server_revised_wakeup)),
           revised_only_running_(p.carries(dl_server_revised_wakeup_running)),
-          boot_setup_(p.since(6, 17)), late_timer_new_period_(p.since(6, 18)) {
+          boot_setup_(p.since(6, 17)), late_timer_new_period_(p.since(6, 18)),
+          idle_rework_(p.since(6, 19)) {
         for (sched_dl_entity& se : se_) { // dl_server_apply_params(), dl_defer = 1
             se.dl_runtime = p.tun.fair_server_runtime;
             se.dl_deadline = p.tun.fair_server_period;
@@ -79,12 +85,16 @@ public:
         return se.on_dl_rq && !se.dl_throttled;
     }
 
-    // dl_server_start() (enqueue_task_fair(), the first fair task on the CPU); the rq was
-    // empty: its idle time counts first (dl_server_update_idle_time()). 6.12.y sets the
-    // server up here, the first time.
+    // dl_server_start() (enqueue_task_fair(), the first fair task on the CPU). Up to 6.18 the
+    // rq's idle time counts first if it was empty (dl_server_update_idle_time()); 6.19
+    // brings the running task's time up to date in a server not yet started, which drops
+    // the idle time (no server to charge), and ends an idle period's stop in any case
+    // (ca1e8eede4fc). 6.12.y sets the server up here, the first time.
     void dl_server_start(rq& r) {
         sched_dl_entity& se = of(r);
-        if (nr_running(r) == r.cfs.h_nr_queued && r.curr == &r.idle)
+        if (idle_rework_)
+            se.dl_defer_idle = false;
+        else if (nr_running(r) == r.cfs.h_nr_queued && r.curr == &r.idle)
             dl_server_update_idle_time(r, r.idle);
         if (!se.dl_server) {
             se.dl_server = true;
@@ -93,6 +103,8 @@ public:
         }
         if (se.dl_runtime == 0 || se.dl_server_active)
             return;
+        if (idle_rework_)
+            ops_.update_curr_donor(r);
         se.dl_server_active = true;
         enqueue_dl_entity(r, se, enqueue_kind::wakeup);
         resched_curr(r); // !dl_task(rq->curr)
@@ -108,6 +120,7 @@ public:
         ops_.dl_timer_cancel(r.cpu);
         se.dl_defer_armed = false;
         se.dl_throttled = false;
+        se.dl_defer_idle = false;
         se.dl_server_active = false;
     }
 
@@ -122,8 +135,35 @@ public:
             update_curr_dl_se(r, se, delta_exec);
     }
 
-    // dl_server_update_idle_time() (put_prev_task_idle(), and a fair enqueue on an empty
-    // rq): in defer mode idle time also counts against the budget.
+    // put_prev_task_idle(): the idle time up to now counts against the budget, in defer
+    // mode.
+    void put_prev_task_idle(rq& r, task& idle) {
+        if (idle_rework_)
+            update_curr_idle(r, idle);
+        else
+            dl_server_update_idle_time(r, idle);
+    }
+
+    // task_tick_idle(): from 6.19 each tick on an idle CPU charges its idle time too.
+    void task_tick_idle(rq& r, task& idle) {
+        if (idle_rework_)
+            update_curr_idle(r, idle);
+    }
+
+    // update_curr_idle() (6.19+): idle time is charged as fair runtime is, to a started
+    // server (dl_server_update_idle()).
+    void update_curr_idle(rq& r, task& idle) {
+        const duration delta = r.clock_task - idle.se.exec_start;
+        if (delta <= 0)
+            return;
+        idle.se.exec_start = r.clock_task;
+        sched_dl_entity& se = of(r);
+        if (se.dl_server_active && se.dl_runtime != 0 && se.dl_defer)
+            update_curr_dl_se(r, se, delta);
+    }
+
+    // dl_server_update_idle_time() up to 6.18 (put_prev_task_idle(), and a fair enqueue on
+    // an empty rq): in defer mode idle time is taken off the budget, down to 0.
     void dl_server_update_idle_time(rq& r, task& idle) {
         sched_dl_entity& se = of(r);
         if (!se.dl_defer || se.runtime < 0)
@@ -142,11 +182,20 @@ public:
     // dl_server_timer(): the zero-laxity point (armed), or the next period after the
     // budget ran out. The clock has been updated. Up to 6.16 a server with no fair task
     // queued (fair_server_has_tasks(): cfs.nr_queued) only replenishes; from 6.17
-    // (4ae8d9aa9f9d) it is enqueued all the same, and its pick stops it.
+    // (4ae8d9aa9f9d) it is enqueued all the same, and its pick stops it. From 6.19 the
+    // running task's time is charged first, and a server whose period began in idle time
+    // stops here (f5a538c07df2).
     void dl_server_timer(rq& r) {
         sched_dl_entity& se = of(r);
         if (!se.dl_throttled || se.dl_runtime == 0)
             return;
+        if (idle_rework_) {
+            ops_.update_curr_donor(r);
+            if (se.dl_defer_idle) {
+                dl_server_stop(r);
+                return;
+            }
+        }
         if (!lazy_ && r.cfs.nr_queued == 0) {
             replenish_dl_entity(r, se);
             return;
@@ -299,15 +348,25 @@ private:
 
     // update_curr_dl_se() for the server: the budget runs down; used up in the background
     // (deferred, throttled), the server starts a new period; used up while it runs, it is
-    // throttled until the next period (and reschedules: it is no longer leftmost).
+    // throttled until the next period (and reschedules: it is no longer leftmost). From
+    // 6.19 a period begun by idle time (idle_rq(): nothing runnable) is marked so, and
+    // further idle time does not push it; any other time clears the mark.
     void update_curr_dl_se(rq& r, sched_dl_entity& se, duration delta_exec) {
         if (delta_exec <= 0)
             return;
+        const bool idle = idle_rework_ && r.curr == &r.idle && nr_running(r) == 0;
         se.runtime -= delta_exec;
+        if (!idle)
+            se.dl_defer_idle = false;
         if (se.dl_defer && se.dl_throttled && se.runtime <= 0) {
+            if (se.dl_defer_idle) { // idle: leave the timer at the zero-laxity point
+                se.runtime = 0;
+                return;
+            }
             se.dl_defer_running = false;
             ops_.dl_timer_cancel(r.cpu);
             replenish_dl_new_period(r, se);
+            se.dl_defer_idle = idle;
             start_dl_timer(r, se);
             return;
         }
@@ -337,6 +396,7 @@ private:
     // 6.18+ (the 6.18-rc1 source; not in 6.12.y): a server throttled after its next period
     // began starts a new one from now instead of replenishing.
     bool late_timer_new_period_;
+    bool idle_rework_; // 6.19+: e636ffb9e31b, f5a538c07df2, ca1e8eede4fc
 };
 
 } // namespace libsched

@@ -17,6 +17,7 @@ struct sched_dl_entity {
     bool dl_defer = false;
     bool dl_defer_armed = false;   // waiting for the timer at its zero-laxity point
     bool dl_defer_running = false; // handling a starvation: no more deferring
+    bool dl_defer_idle = false;    // 6.19+: idle time started this period; its timer stops it
     bool dl_server_active = false;
     bool on_dl_rq = false; // queued on the CPU's dl_rq (runnable as a DL entity)
 };
