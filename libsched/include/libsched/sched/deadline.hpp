@@ -354,7 +354,8 @@ private:
     void update_curr_dl_se(rq& r, sched_dl_entity& se, duration delta_exec) {
         if (delta_exec <= 0)
             return;
-        const bool idle = idle_rework_ && r.curr == &r.idle && nr_running(r) == 0;
+        // idle_rq(): wakeups are enqueued at once here, so none is pending (ttwu_pending)
+        const bool idle = idle_rework_ && idle_cpu(r);
         se.runtime -= delta_exec;
         if (!idle)
             se.dl_defer_idle = false;
