@@ -89,11 +89,16 @@ public:
             sc.tasks.push_back(random_task(sc, e));
         add_wakeup_costs(sc);
         // Drawn last as well: now and then the samples kept per entry, and a 6.18 stable
-        // release with 6.19's wakeup test (stable_fix.hpp).
+        // release with 6.19's wakeup test (stable_fix.hpp), alone (6.18.33) or with the fair
+        // server's later fixes (6.18.44); both have 6.18.17's lag clamp and protected slice,
+        // which 6.19.14 has too, with the revised wakeup rule.
         if (pick(0, 3) == 1)
             sc.latency_samples = sample_scope::entry;
         if (sc.machine.kernel == kernel_version{6, 18} && pick(0, 1) == 1)
-            sc.machine.kernel = kernel_version{6, 18, 33};
+            sc.machine.kernel =
+                pick(0, 1) == 1 ? kernel_version{6, 18, 33} : kernel_version{6, 18, 44};
+        if (sc.machine.kernel == kernel_version{6, 19} && pick(0, 1) == 1)
+            sc.machine.kernel = kernel_version{6, 19, 14};
         // And 6.12 stable releases with the fair server's revised wakeup rule (6.12.83) and
         // with 6.17's rework of it under 6.12's throttling (6.12.92).
         if (sc.machine.kernel == kernel_version{6, 12} && pick(0, 1) == 1)

@@ -213,8 +213,9 @@ TEST_CASE("6.12+: whether a fair server restarted by a wakeup defers, by release
     // 1.96 s, and its pick, finding no fair task, stops it. At the wakeup 50 ms of budget
     // for 759 ms left breaks the CBS rule: 6.17 starts a new period still running, so it
     // serves at once; 115135422562 (6.18.9, 6.19) clears dl_defer_running first, so it
-    // defers again; 14a857056466 (6.18.24, 6.12.92's series) keeps the deadline and cuts
-    // the budget instead (update_dl_revised_wakeup()), still running: served at once.
+    // defers again; 14a857056466 (6.18.24, 6.19.14, 6.12.92's series) keeps the deadline
+    // and cuts the budget instead (update_dl_revised_wakeup()), still running: served at
+    // once.
     struct release_case {
         kernel_version k;
         bool at_once;
@@ -222,7 +223,7 @@ TEST_CASE("6.12+: whether a fair server restarted by a wakeup defers, by release
     const release_case cases[] = {{{6, 12, 0}, false},  {{6, 12, 91}, false}, {{6, 12, 92}, true},
                                   {{6, 17}, true},      {{6, 18, 8}, true},   {{6, 18, 9}, false},
                                   {{6, 18, 23}, false}, {{6, 18, 24}, true},  {{6, 18, 44}, true},
-                                  {{6, 19}, false}};
+                                  {{6, 19}, false},     {{6, 19, 13}, false}, {{6, 19, 14}, true}};
     for (const release_case& c : cases) {
         INFO(c.k.str() << "." << c.k.patch);
         const std::vector<sim_time> fair_in = fair_switch_ins(sleeper_behind_fifo(c.k));
@@ -307,6 +308,8 @@ TEST_CASE("6.19: idle time runs a started fair server's budget down and a period
     //   deadline at the wakeup and serves at once. In 6.19 the idle time (a task runnable:
     //   not idle, ca1e8eede4fc) starts a new period to 1.3 s; at its zero-laxity point the
     //   server runs a starvation to 2.25 s, and the wakeup defers again: 950 ms.
+    // 6.19.14's revised rule (14a857056466, for any deferred server) keeps the deadline at
+    // both wakeups (1.95 s, 2.25 s), cuts the budget and serves at once.
     struct release_case {
         kernel_version k;
         duration fifo_wakes;
@@ -316,7 +319,9 @@ TEST_CASE("6.19: idle time runs a started fair server's budget down and a period
     const release_case cases[] = {{{6, 18, 44}, 1200 * ms, 1950 * ms},
                                   {{6, 19}, 1200 * ms, woke + 950 * ms},
                                   {{6, 18, 44}, 300 * ms, woke},
-                                  {{6, 19}, 300 * ms, woke + 950 * ms}};
+                                  {{6, 19}, 300 * ms, woke + 950 * ms},
+                                  {{6, 19, 14}, 1200 * ms, woke},
+                                  {{6, 19, 14}, 300 * ms, woke}};
     for (const release_case& c : cases) {
         INFO(c.k.str() << "." << c.k.patch << ", FIFO task from " << c.fifo_wakes / ms << " ms");
         const auto fair_in = fair_switch_ins(sleeper_behind_fifo(c.k, c.fifo_wakes, 1500 * ms));

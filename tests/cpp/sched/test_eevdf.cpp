@@ -281,6 +281,45 @@ TEST_CASE("update_entity_lag clamps to the virtual max(2 * slice, TICK_NSEC)") {
     CHECK(std::llabs(f.vlag + 18'340'298) <= 1);
 }
 
+TEST_CASE("6.18.17+, 6.19.7+: the lag clamp is the longest slice queued plus a tick") {
+    // a with a 3 ms slice, b with 1 ms, V = x + 50 ms: each lag is far past any limit.
+    cfs_rq q;
+    sched_entity a, b;
+    const u64 x = q.min_vruntime + 1'000'000;
+    enqueue_at(q, a, 0, x, 3'000'000);
+    enqueue_at(q, b, 0, x + 100'000'000, 1'000'000);
+    CHECK(eevdf::cfs_rq_max_slice(q) == 3'000'000);
+    struct release_case {
+        kernel_version v;
+        s64 limit_a, limit_b;
+    };
+    // Before: max(2 x own slice, TICK_NSEC 4 ms): 6 ms and 4 ms. After (6e3c0a4e1ad1): the
+    // longest slice queued, 3 ms, plus 4 ms for both.
+    const release_case cases[] = {{{6, 18, 16}, 6'000'000, 4'000'000},
+                                  {{6, 18, 17}, 7'000'000, 7'000'000},
+                                  {{6, 19, 6}, 6'000'000, 4'000'000},
+                                  {{6, 19, 7}, 7'000'000, 7'000'000},
+                                  {{6, 12, 94}, 6'000'000, 4'000'000}};
+    for (const release_case& c : cases) {
+        INFO(c.v.str() << "." << c.v.patch);
+        const fair_params p = params_for(c.v, 8, 250);
+        eevdf::update_entity_lag(p, q, a);
+        eevdf::update_entity_lag(p, q, b);
+        CHECK(a.vlag == c.limit_a);
+        CHECK(b.vlag == -c.limit_b);
+    }
+    // The running entity counts too, and the tree's value follows erases.
+    sched_entity curr;
+    curr.slice = 5'000'000;
+    curr.on_rq = true;
+    q.curr = &curr;
+    CHECK(eevdf::cfs_rq_max_slice(q) == 5'000'000);
+    q.curr = nullptr;
+    timeline_erase(q, a);
+    CHECK(eevdf::cfs_rq_max_slice(q) == 1'000'000);
+    CHECK(q.tasks_timeline.verify());
+}
+
 TEST_CASE("run-to-parity protection: the vlag marker (6.6-6.16) and vprot (6.17+)") {
     sched_entity curr;
     curr.load = task_load_weight(0, false);

@@ -47,6 +47,20 @@ struct fair_cpu {
     rq r;
 };
 
+// Three nice-0 tasks forked at time 0 on a 1-CPU machine at HZ 250.
+struct three_tasks {
+    explicit three_tasks(kernel_version v) : cpu(fair_params(v, default_tunables(v, 1, 250))) {
+        a.pid = 1;
+        b.pid = 2;
+        c.pid = 3;
+        cpu.fork(a);
+        cpu.fork(b);
+        cpu.fork(c);
+    }
+    fair_cpu cpu;
+    task a, b, c;
+};
+
 // Two nice-0 tasks forked at time 0 on a 1-CPU machine at HZ 250 (slice 0.75 ms, so the
 // lag limit is max(2 x 0.75 ms, TICK_NSEC 4 ms) = 4 ms). Both start at the same vruntime.
 struct two_tasks {
@@ -294,14 +308,9 @@ TEST_CASE("reweighting a queued entity keeps its lag in service terms (6.7+); 6.
          {kernel_version{6, 6}, kernel_version{6, 8}, kernel_version{6, 12}, kernel_version{6, 15},
           kernel_version{6, 18}}) {
         INFO(v.str());
-        fair_cpu cpu(fair_params(v, default_tunables(v, 1, 250)));
-        task a, b, c;
-        a.pid = 1;
-        b.pid = 2;
-        c.pid = 3;
-        cpu.fork(a);
-        cpu.fork(b);
-        cpu.fork(c);
+        three_tasks s(v);
+        fair_cpu& cpu = s.cpu;
+        task &a = s.a, &b = s.b;
         task& running = cpu.switch_to_next();
         cpu.r.clock_task += 3 * ms;
         cpu.fc.update_curr(cpu.r);
@@ -334,6 +343,52 @@ TEST_CASE("reweighting a queued entity keeps its lag in service terms (6.7+); 6.
             CHECK(std::abs(service_after - service_before) <= 4 * 1024);
             CHECK(std::abs(static_cast<s64>(v_after - v_before)) <= 2);
         }
+    }
+}
+
+TEST_CASE("6.18.17+: vprot is set at a pick only, and a reweight scales what is left of it") {
+    // Three nice-0 tasks on one CPU (slice 0.7 ms at HZ 250); the picked one runs 0.2 ms.
+    for (const kernel_version v : {kernel_version{6, 18, 16}, kernel_version{6, 18, 17}}) {
+        INFO(v.str() << "." << v.patch);
+        const bool fixed = v.patch >= 17;
+        three_tasks s(v);
+        fair_cpu& cpu = s.cpu;
+        task& running = cpu.switch_to_next();
+        sched_entity& se = running.se;
+        const u64 vprot_at_pick = se.vprot;
+        REQUIRE(eevdf::protect_slice(cpu.fc.params(), se));
+        cpu.r.clock_task += ms / 5;
+        cpu.fc.update_curr(cpu.r);
+        REQUIRE(eevdf::protect_slice(cpu.fc.params(), se));
+        // A task with a 0.1 ms slice joins, without preempting.
+        task d;
+        d.pid = 4;
+        d.se.custom_slice = true;
+        d.se.slice = 100'000;
+        cpu.fork(d);
+
+        // Set again after a change (put back, then set_next_task(first = false)): 6.18.16
+        // protects a new slice from here, the shortest queued (RUN_TO_PARITY): 0.1 ms;
+        // 6.18.17 (bcd74b2ffdd0) keeps the pick's.
+        cpu.fc.put_prev_task(cpu.r, running);
+        cpu.fc.set_next_task(cpu.r, running);
+        if (fixed)
+            CHECK(se.vprot == vprot_at_pick);
+        else
+            CHECK(se.vprot == se.vruntime + 100'000);
+
+        // Reweighted while running, to nice 5 (as a group entity's share changes): 6.18.17
+        // (ff38424030f9) keeps the rest relative to the new vruntime, scaled by 1024 / 335;
+        // 6.18.16 leaves vprot where it was.
+        const u64 vprot_before = se.vprot;
+        const s64 left = static_cast<s64>(se.vprot - se.vruntime);
+        REQUIRE(left > 0);
+        cpu.fc.reweight_entity(cpu.r.cfs, se, task_load_weight(5, false));
+        if (fixed)
+            CHECK(static_cast<s64>(se.vprot - se.vruntime) == left * 1024 / 335);
+        else
+            CHECK(se.vprot == vprot_before);
+        CHECK(cpu.r.cfs.tasks_timeline.verify());
     }
 }
 

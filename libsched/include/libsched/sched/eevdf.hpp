@@ -8,17 +8,33 @@
 
 namespace libsched::eevdf {
 
+// cfs_rq_max_slice() (6.18.17, 6.19.7): the longest slice among curr (if queued) and the
+// tree. The kernel's __enqueue_entity() leaves se->max_slice as it was, so with slices of
+// different lengths its augmented value can be stale; here it is exact.
+inline duration cfs_rq_max_slice(const cfs_rq& q) {
+    duration max_slice = 0;
+    if (q.curr != nullptr && q.curr->on_rq)
+        max_slice = q.curr->slice;
+    if (const sched_entity* root = q.tasks_timeline.root())
+        max_slice = std::max(max_slice, root->subtree_max_slice);
+    return max_slice;
+}
+
 // update_entity_lag() / entity_lag(): vlag = V - vruntime, clamped to the entity's
-// virtual max(2 * slice, TICK_NSEC).
-inline void update_entity_lag_at(const fair_params& p, u64 v, sched_entity& se) {
+// virtual max(2 * slice, TICK_NSEC); from 6.18.17 / 6.19.7 (6e3c0a4e1ad1) to the queue's
+// longest slice plus TICK_NSEC.
+inline void update_entity_lag_at(const fair_params& p, u64 v, duration max_slice,
+                                 sched_entity& se) {
     const s64 vlag = static_cast<s64>(v - se.vruntime);
     const u64 span =
-        std::max<u64>(2 * static_cast<u64>(se.slice), static_cast<u64>(p.tun.tick_nsec));
+        p.carries(lag_clamp_max_slice)
+            ? static_cast<u64>(max_slice) + static_cast<u64>(p.tun.tick_nsec)
+            : std::max<u64>(2 * static_cast<u64>(se.slice), static_cast<u64>(p.tun.tick_nsec));
     const s64 limit = static_cast<s64>(p.delta_fair(span, se));
     se.vlag = std::clamp(vlag, -limit, limit);
 }
 inline void update_entity_lag(const fair_params& p, cfs_rq& q, sched_entity& se) {
-    update_entity_lag_at(p, avg_vruntime(q), se);
+    update_entity_lag_at(p, avg_vruntime(q), cfs_rq_max_slice(q), se);
 }
 
 // update_deadline(): once vruntime reaches the deadline a new request starts from the

@@ -156,7 +156,7 @@ public:
         if (prev_running)
             put_prev_set_next(&prev.se, se);
         else
-            set_next_task(r, *next);
+            set_next_task_fair(*next, true);
         r.cfs_tasks.erase(r.cfs_tasks.iterator_to(next->se)); // most recently run first
         r.cfs_tasks.push_front(next->se);
         return next;
@@ -173,15 +173,17 @@ public:
                 pse = pse->parent;
             }
             if (se_depth >= pse_depth) {
-                set_next_entity(cfs_rq_of(*se), *se);
+                set_next_entity(cfs_rq_of(*se), *se, true);
                 se = se->parent;
             }
         }
         put_prev_entity(cfs_rq_of(*pse), *pse);
-        set_next_entity(cfs_rq_of(*se), *se);
+        set_next_entity(cfs_rq_of(*se), *se, true);
     }
 
-    // put_prev_task_fair / set_next_task_fair: every level of the hierarchy.
+    // put_prev_task_fair / set_next_task_fair: every level of the hierarchy. The class's
+    // set_next_task() sets a running task again after a change (first = false); a pick
+    // sets it first.
     void put_prev_task(rq& r, task& prev) override {
         (void)r;
         for (sched_entity& se : for_each_sched_entity(&prev.se))
@@ -189,8 +191,11 @@ public:
     }
     void set_next_task(rq& r, task& next) override {
         (void)r;
+        set_next_task_fair(next, false);
+    }
+    void set_next_task_fair(task& next, bool first) {
         for (sched_entity& se : for_each_sched_entity(&next.se))
-            set_next_entity(cfs_rq_of(se), se);
+            set_next_entity(cfs_rq_of(se), se, first);
     }
 
     // task_tick_fair() -> entity_tick() on every level.
@@ -579,18 +584,19 @@ public:
 
     // set_next_entity(): from 5.14 (21f56ffe4482, which made the pick free of side
     // effects for core scheduling) the entity's buddy marks go here, so a curr picked again
-    // keeps them; before, pick_next_entity() cleared them.
-    void set_next_entity(cfs_rq& q, sched_entity& se) {
+    // keeps them; before, pick_next_entity() cleared them. From 6.18.17 / 6.19.7 only a
+    // pick (first) sets the protected slice (bcd74b2ffdd0).
+    void set_next_entity(cfs_rq& q, sched_entity& se, bool first) {
         if (p_.since(5, 14))
             clear_buddies(q, se);
         if (se.on_rq) {
             timeline_erase(q, se);
             update_load_avg(p_, q, se, update_load_flags::update_tg); // waited, not ran
             if (p_.eevdf()) {
-                if (p_.since(6, 17))
-                    eevdf::set_protect_slice(p_, q, se);
-                else
+                if (!p_.since(6, 17))
                     se.vlag = static_cast<s64>(se.deadline); // run-to-parity marker
+                else if (first || !p_.carries(protect_slice_at_pick))
+                    eevdf::set_protect_slice(p_, q, se);
             }
         }
         se.exec_start = rq_of(q).clock_task;
@@ -671,7 +677,7 @@ private:
             if (!is_curr)
                 timeline_erase(q, se);
             update_load_sub(q.load, old_w);
-            eevdf::update_entity_lag_at(p_, v, se);
+            eevdf::update_entity_lag_at(p_, v, eevdf::cfs_rq_max_slice(q), se);
             const s64 vlag = scale_by_weight(se.vlag, old_w, lw.weight);
             const s64 vslice = scale_by_weight(static_cast<s64>(se.deadline - v), old_w, lw.weight);
             reweight_load_avg(p_, q, se, lw);
@@ -687,6 +693,11 @@ private:
         eevdf::update_entity_lag(p_, q, se);
         se.deadline -= se.vruntime;
         se.rel_deadline = true;
+        // 6.18.17 / 6.19.7 (ff38424030f9): curr's protected slice, like its deadline, is kept
+        // relative and scaled; before, vprot stayed where it was as vruntime moved.
+        const bool rel_vprot =
+            is_curr && p_.carries(reweight_keeps_vprot) && eevdf::protect_slice(p_, se);
+        s64 vprot = rel_vprot ? static_cast<s64>(se.vprot - se.vruntime) : 0;
         if (out_of_queue)
             --q.nr_queued;
         if (!is_curr)
@@ -695,9 +706,12 @@ private:
         se.vlag = scale_by_weight(se.vlag, old_w, lw.weight);
         se.deadline =
             static_cast<u64>(scale_by_weight(static_cast<s64>(se.deadline), old_w, lw.weight));
+        vprot = scale_by_weight(vprot, old_w, lw.weight);
         reweight_load_avg(p_, q, se, lw);
         // 6.16 adds the load after the placement; place_entity() does not read it.
         eevdf::place_entity(p_, q, se, enqueue_flags::none);
+        if (rel_vprot)
+            se.vprot = se.vruntime + static_cast<u64>(vprot);
         update_load_add(q.load, lw.weight);
         if (!is_curr)
             timeline_insert(q, se);

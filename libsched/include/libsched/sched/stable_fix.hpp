@@ -115,14 +115,15 @@ inline constexpr stable_fix dl_server_defers_again{
     {{{6, 12, 69}, {6, 18, 9}, {0, 0}}}};
 
 // 14a857056466 "sched/deadline: Use revised wakeup rule for dl_server": sent for 7.0;
-// 6.18.24 (the 6.18.23 and 6.18.24 sources differ by it). In 6.12.y it appears between
-// the 6.12.75 and 6.12.83 sources; 6.12.83 is the first release seen with it.
+// 6.18.24 (the 6.18.23 and 6.18.24 sources differ by it) and 6.19.14 (its -rc1 review, 20
+// Apr 2026). In 6.12.y it appears between the 6.12.75 and 6.12.83 sources; 6.12.83 is the
+// first release seen with it.
 inline constexpr stable_fix dl_server_revised_wakeup{
     "14a857056466",
     "a fair server restarted before its deadline with too much budget keeps the deadline and "
     "cuts the budget to its density times the time left",
     {7, 0},
-    {{{6, 12, 83}, {6, 18, 24}, {0, 0}}}};
+    {{{6, 12, 83}, {6, 18, 24}, {6, 19, 14}}}};
 
 // 1842bf97af10 "sched/deadline: Use revised wakeup rule only for running dl_server": sent
 // for 7.2; 6.12.102 and 6.18.44 (the 6.18.43 and 6.18.44 sources differ by it).
@@ -132,7 +133,34 @@ inline constexpr stable_fix dl_server_revised_wakeup_running{
     {7, 2},
     {{{6, 12, 102}, {6, 18, 44}, {0, 0}}}};
 
-inline constexpr std::array<const stable_fix*, 11> stable_fixes = {
+// The 6.18.17 update (the 6.18.16 and 6.18.17 sources differ by these three, with the
+// result-neutral zero_vruntime tracking of b3d99f43c72b) and 6.19.7 (its -rc1 review's
+// shortlog); sent for 7.0.
+// 6e3c0a4e1ad1 "sched/fair: Fix lag clamp".
+inline constexpr stable_fix lag_clamp_max_slice{
+    "6e3c0a4e1ad1",
+    "a dequeued entity's lag is clamped at the queue's largest slice plus a tick, not at "
+    "max(2 x its own slice, a tick)",
+    {7, 0},
+    {{{6, 18, 17}, {6, 19, 7}, {0, 0}}}};
+
+// bcd74b2ffdd0 "sched/fair: Only set slice protection at pick time".
+inline constexpr stable_fix protect_slice_at_pick{
+    "bcd74b2ffdd0",
+    "the protected slice is set when an entity is picked, not when a running task is set "
+    "again after a change (renice)",
+    {7, 0},
+    {{{6, 18, 17}, {6, 19, 7}, {0, 0}}}};
+
+// ff38424030f9 "sched/eevdf: Update se->vprot in reweight_entity()".
+inline constexpr stable_fix reweight_keeps_vprot{
+    "ff38424030f9",
+    "a reweighted running entity keeps the rest of its protected slice, scaled to its new "
+    "weight, relative to its new vruntime",
+    {7, 0},
+    {{{6, 18, 17}, {6, 19, 7}, {0, 0}}}};
+
+inline constexpr std::array<const stable_fix*, 14> stable_fixes = {
     &reduced_base_slice,
     &idle_loses_protection,
     &next_buddy_not_delayed,
@@ -143,6 +171,9 @@ inline constexpr std::array<const stable_fix*, 11> stable_fixes = {
     &lazy_dl_server,
     &dl_server_defers_again,
     &dl_server_revised_wakeup,
-    &dl_server_revised_wakeup_running};
+    &dl_server_revised_wakeup_running,
+    &lag_clamp_max_slice,
+    &protect_slice_at_pick,
+    &reweight_keeps_vprot};
 
 } // namespace libsched

@@ -1,7 +1,8 @@
 #pragma once
 // tasks_timeline: an intrusive red-black tree of sched_entity (Boost.Intrusive
 // rbtree_algorithms) with the kernel's augmentation: per subtree, the minimum vruntime
-// and the minimum slice. Only EEVDF reads them (pick_eevdf, cfs_rq_min_slice); the old
+// and the minimum and maximum slice. Only EEVDF reads them (pick_eevdf, cfs_rq_min_slice,
+// cfs_rq_max_slice); the old
 // CFS tree, ordered by vruntime, has its minimum leftmost and is not augmented, as the
 // kernel's plain rb_add_cached() before 6.6.
 //
@@ -100,6 +101,7 @@ public:
         se.rb_left = se.rb_right = se.rb_parent = nullptr;
         se.subtree_min_vruntime = se.vruntime;
         se.subtree_min_slice = se.slice;
+        se.subtree_max_slice = se.slice;
         timeline_dirty.count = 0;
         timeline_dirty.overflow = false;
         algo::insert_equal_upper_bound(&header_, &se, [](const rb_node* a, const rb_node* b) {
@@ -119,7 +121,7 @@ public:
         fix_augmented();
     }
 
-    // Whether subtree_min_vruntime and subtree_min_slice are kept (EEVDF's tree).
+    // Whether the subtree_* values are kept (EEVDF's tree).
     bool augmented() const { return by_deadline_; }
 
     // __pick_first_entity: the leftmost node, nullptr if empty.
@@ -168,15 +170,19 @@ private:
     static bool recompute(rb_node* n) {
         u64 m = entity(n)->vruntime;
         s64 s = entity(n)->slice;
+        s64 l = s;
         for (const rb_node* c : {n->rb_left, n->rb_right}) {
             if (c == nullptr)
                 continue;
             m = vtime_min(m, c->subtree_min_vruntime);
             s = std::min(s, c->subtree_min_slice);
+            l = std::max(l, c->subtree_max_slice);
         }
-        const bool changed = m != n->subtree_min_vruntime || s != n->subtree_min_slice;
+        const bool changed =
+            m != n->subtree_min_vruntime || s != n->subtree_min_slice || l != n->subtree_max_slice;
         n->subtree_min_vruntime = m;
         n->subtree_min_slice = s;
+        n->subtree_max_slice = l;
         return changed;
     }
 
@@ -213,6 +219,7 @@ private:
         ++count;
         u64 m = entity(n)->vruntime;
         s64 s = entity(n)->slice;
+        s64 l = s;
         for (const rb_node* c : {n->rb_left, n->rb_right}) {
             if (c == nullptr)
                 continue;
@@ -220,12 +227,14 @@ private:
                 return false;
             m = vtime_min(m, c->subtree_min_vruntime);
             s = std::min(s, c->subtree_min_slice);
+            l = std::max(l, c->subtree_max_slice);
         }
         if (n->rb_left && before(*entity(n), *entity(n->rb_left)))
             return false;
         if (n->rb_right && before(*entity(n->rb_right), *entity(n)))
             return false;
-        return !augmented() || (m == n->subtree_min_vruntime && s == n->subtree_min_slice);
+        return !augmented() || (m == n->subtree_min_vruntime && s == n->subtree_min_slice &&
+                                l == n->subtree_max_slice);
     }
 
     rb_node header_;
