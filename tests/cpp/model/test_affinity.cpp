@@ -6,6 +6,7 @@
 #include <libsched/model/simulate.hpp>
 #include <libsched/model/system.hpp>
 #include <libsched/scenario/validate.hpp>
+#include <libsched/sched/topology_presets.hpp>
 #include <string>
 
 using namespace libsched;
@@ -190,6 +191,46 @@ TEST_CASE("set_affinity with a cpuset: the change is cut to the cpuset") {
     const repetition_result r = simulate(sc).repetitions.front();
     CHECK(r.tasks[0].nr_migrations == 0);
     CHECK(r.cpus[0].busy == 0);
+}
+
+TEST_CASE("6.19 and 6.18.39+: fork placement counts only the CPUs the new task may use") {
+    // 4 cores x 2 SMT threads (core c is CPUs c and c + 4). Burners on every CPU but 4 and
+    // 5, one each; so cores 0 and 1 each have one idle thread. At 100 ms a task allowed on
+    // CPUs 0, 1 and 5 forks, from CPU 0 (its first). Counting whole cores, cores 0 and 1
+    // both have an idle CPU and the local one stays: the task goes to CPU 0, beside a
+    // burner. 82d6e01a0699 counts only CPU 0 of core 0, busy, so core 1 wins: CPU 5, idle.
+    struct release_case {
+        kernel_version k;
+        int cpu;
+    };
+    const release_case cases[] = {
+        {{6, 18}, 0}, {{6, 18, 38}, 0}, {{6, 18, 39}, 5}, {{6, 19}, 5}, {{6, 12}, 0}};
+    for (const release_case& c : cases) {
+        INFO(c.k.str() << "." << c.k.patch);
+        scenario sc;
+        sc.name = "test";
+        sc.machine.topology = preset_topology("4c8t");
+        sc.machine.cpus = 8;
+        sc.machine.kernel = c.k;
+        sc.length = 1 * sec;
+        for (const int cpu : {0, 1, 2, 3, 6, 7}) {
+            task_spec b;
+            b.name = "b" + std::to_string(cpu);
+            b.affinity = {cpu};
+            sc.tasks.push_back(b);
+        }
+        task_spec n;
+        n.name = "n";
+        n.affinity = {0, 1, 5};
+        n.start = 100 * ms;
+        sc.tasks.push_back(n);
+        REQUIRE(validate(sc).empty());
+        libsched::system s(sc, sc.seed);
+        s.run(100 * ms + 1);
+        const task* t = s.find_task("n");
+        REQUIRE(t != nullptr);
+        CHECK(t->cpu == c.cpu);
+    }
 }
 
 } // namespace test_affinity

@@ -242,10 +242,16 @@ private:
         return new_cpu;
     }
 
-    // update_sg_wakeup_stats(): a new task is on no queue yet, so nothing to subtract.
-    void wakeup_stats(const sched_domain& sd, const sched_group& g, sg_lb_stats& s) const {
+    // update_sg_wakeup_stats(): a new task is on no queue yet, so nothing to subtract. From
+    // 6.19 (82d6e01a0699; 6.18.39) only the CPUs p may run on count; capacity and weight
+    // stay the whole group's.
+    void wakeup_stats(const sched_domain& sd, const sched_group& g, const task& p,
+                      sg_lb_stats& s) const {
         s = {};
+        const bool allowed_only = p_.carries(idlest_group_allowed_cpus);
         for (int c : g.cpus) {
+            if (allowed_only && !p.allowed_on(c))
+                continue;
             const rq& r = cpu_rq(c);
             s.group_load += cpu_load(r);
             s.group_util += cpu_util_cfs(r);
@@ -293,7 +299,7 @@ private:
             if (!allowed)
                 continue;
             sg_lb_stats s;
-            wakeup_stats(sd, g, s);
+            wakeup_stats(sd, g, p, s);
             if (g.contains(this_cpu)) {
                 local = &g;
                 local_s = s;

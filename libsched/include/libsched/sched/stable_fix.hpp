@@ -160,7 +160,16 @@ inline constexpr stable_fix reweight_keeps_vprot{
     {7, 0},
     {{{6, 18, 17}, {6, 19, 7}, {0, 0}}}};
 
-inline constexpr std::array<const stable_fix*, 14> stable_fixes = {
+// 82d6e01a0699 "sched/fair: Only update stats for allowed CPUs when looking for dst
+// group": 6.19 (tip sched/core, 16 Oct 2025); 6.18.39 (the 6.18.38 and 6.18.39 sources
+// differ by it). Not in 6.12.94.
+inline constexpr stable_fix idlest_group_allowed_cpus{
+    "82d6e01a0699",
+    "the slow path's group statistics (fork placement) count only the CPUs the task may use",
+    {6, 19},
+    {{{6, 18, 39}, {0, 0}, {0, 0}}}};
+
+inline constexpr std::array<const stable_fix*, 15> stable_fixes = {
     &reduced_base_slice,
     &idle_loses_protection,
     &next_buddy_not_delayed,
@@ -174,6 +183,7 @@ inline constexpr std::array<const stable_fix*, 14> stable_fixes = {
     &dl_server_revised_wakeup_running,
     &lag_clamp_max_slice,
     &protect_slice_at_pick,
-    &reweight_keeps_vprot};
+    &reweight_keeps_vprot,
+    &idlest_group_allowed_cpus};
 
 } // namespace libsched
