@@ -5,15 +5,15 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 source scripts/setup.sh
-# The dev workflow (configure, build, ctest). Under CI only line tables go into the debug
+# The dev preset: configure, build, ctest. Under CI only line tables go into the debug
 # information (-g1): a fifth of the build's time, and nothing a test run reads.
+dev_flags=()
 if [[ "${CI:-}" == true ]]; then
-    cmake --preset dev -DCMAKE_CXX_FLAGS_DEBUG=-g1
-    cmake --build --preset dev
-    ctest --preset dev
-else
-    cmake --workflow --preset dev
+    dev_flags=(-DCMAKE_CXX_FLAGS_DEBUG=-g1)
 fi
+cmake --preset dev "${dev_flags[@]}"
+cmake --build --preset dev
+ctest --preset dev
 
 # setup.sh installed the build requirements, so pip can build without an isolated env
 # (faster, and the build directory under build/python stays reusable). The bindings too

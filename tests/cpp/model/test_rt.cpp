@@ -298,7 +298,7 @@ TEST_CASE("6.19: idle time runs a started fair server's budget down and a period
     //   budget only when idle ends; at 0.95 s the server is enqueued with a new period to
     //   1.95 s, its pick finds nothing, and at 1.2 s idle time empties the budget. At the
     //   wakeup an empty budget keeps the deadline: the task waits for 1.95 s. 6.19 charges
-    //   the 0.946 ms of idle time at the timer (e636ffb9e31b): used up while idle, the
+    //   the 946 ms of idle time at the timer (e636ffb9e31b): used up while idle, the
     //   budget starts a new period marked idle, and the timer stops the server
     //   (f5a538c07df2). The wakeup starts it with 50 ms for 449 ms: a new period, deferred
     //   (115135422562): the task waits 950 ms.

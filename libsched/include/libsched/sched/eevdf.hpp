@@ -20,21 +20,20 @@ inline duration cfs_rq_max_slice(const cfs_rq& q) {
     return max_slice;
 }
 
-// update_entity_lag() / entity_lag(): vlag = V - vruntime, clamped to the entity's
-// virtual max(2 * slice, TICK_NSEC); from 6.18.17 / 6.19.7 (6e3c0a4e1ad1) to the queue's
-// longest slice plus TICK_NSEC.
-inline void update_entity_lag_at(const fair_params& p, u64 v, duration max_slice,
-                                 sched_entity& se) {
+// update_entity_lag() / entity_lag(): vlag = V - vruntime (V given), clamped to the
+// entity's virtual max(2 * slice, TICK_NSEC); from 6.18.17 / 6.19.7 (6e3c0a4e1ad1) to the
+// queue's longest slice plus TICK_NSEC.
+inline void update_entity_lag_at(const fair_params& p, const cfs_rq& q, u64 v, sched_entity& se) {
     const s64 vlag = static_cast<s64>(v - se.vruntime);
-    const u64 span =
-        p.carries(lag_clamp_max_slice)
-            ? static_cast<u64>(max_slice) + static_cast<u64>(p.tun.tick_nsec)
-            : std::max<u64>(2 * static_cast<u64>(se.slice), static_cast<u64>(p.tun.tick_nsec));
+    const u64 tick = static_cast<u64>(p.tun.tick_nsec);
+    const u64 span = p.carries(lag_clamp_max_slice)
+                         ? static_cast<u64>(cfs_rq_max_slice(q)) + tick
+                         : std::max<u64>(2 * static_cast<u64>(se.slice), tick);
     const s64 limit = static_cast<s64>(p.delta_fair(span, se));
     se.vlag = std::clamp(vlag, -limit, limit);
 }
 inline void update_entity_lag(const fair_params& p, cfs_rq& q, sched_entity& se) {
-    update_entity_lag_at(p, avg_vruntime(q), cfs_rq_max_slice(q), se);
+    update_entity_lag_at(p, q, avg_vruntime(q), se);
 }
 
 // update_deadline(): once vruntime reaches the deadline a new request starts from the

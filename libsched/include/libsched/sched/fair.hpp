@@ -677,7 +677,7 @@ private:
             if (!is_curr)
                 timeline_erase(q, se);
             update_load_sub(q.load, old_w);
-            eevdf::update_entity_lag_at(p_, v, eevdf::cfs_rq_max_slice(q), se);
+            eevdf::update_entity_lag_at(p_, q, v, se);
             const s64 vlag = scale_by_weight(se.vlag, old_w, lw.weight);
             const s64 vslice = scale_by_weight(static_cast<s64>(se.deadline - v), old_w, lw.weight);
             reweight_load_avg(p_, q, se, lw);

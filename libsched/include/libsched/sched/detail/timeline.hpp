@@ -2,9 +2,8 @@
 // tasks_timeline: an intrusive red-black tree of sched_entity (Boost.Intrusive
 // rbtree_algorithms) with the kernel's augmentation: per subtree, the minimum vruntime
 // and the minimum and maximum slice. Only EEVDF reads them (pick_eevdf, cfs_rq_min_slice,
-// cfs_rq_max_slice); the old
-// CFS tree, ordered by vruntime, has its minimum leftmost and is not augmented, as the
-// kernel's plain rb_add_cached() before 6.6.
+// cfs_rq_max_slice); the old CFS tree, ordered by vruntime, has its minimum leftmost and
+// is not augmented, as the kernel's plain rb_add_cached() before 6.6.
 //
 // Boost.Intrusive has no augmentation callbacks. The node traits record every node whose
 // child links change during an insert or erase (rotations included); afterwards each
@@ -167,23 +166,37 @@ private:
         se.rb_left = se.rb_right = se.rb_parent = nullptr;
     }
 
-    static bool recompute(rb_node* n) {
-        u64 m = entity(n)->vruntime;
-        s64 s = entity(n)->slice;
-        s64 l = s;
+    // A node's augmented values as its entity and its children's stored values give them.
+    struct augment {
+        u64 min_vruntime;
+        s64 min_slice;
+        s64 max_slice;
+        bool stored_in(const rb_node* n) const {
+            return min_vruntime == n->subtree_min_vruntime && min_slice == n->subtree_min_slice &&
+                   max_slice == n->subtree_max_slice;
+        }
+    };
+    static augment computed(const rb_node* n) {
+        const sched_entity* se = entity(n);
+        augment a{se->vruntime, se->slice, se->slice};
         for (const rb_node* c : {n->rb_left, n->rb_right}) {
             if (c == nullptr)
                 continue;
-            m = vtime_min(m, c->subtree_min_vruntime);
-            s = std::min(s, c->subtree_min_slice);
-            l = std::max(l, c->subtree_max_slice);
+            a.min_vruntime = vtime_min(a.min_vruntime, c->subtree_min_vruntime);
+            a.min_slice = std::min(a.min_slice, c->subtree_min_slice);
+            a.max_slice = std::max(a.max_slice, c->subtree_max_slice);
         }
-        const bool changed =
-            m != n->subtree_min_vruntime || s != n->subtree_min_slice || l != n->subtree_max_slice;
-        n->subtree_min_vruntime = m;
-        n->subtree_min_slice = s;
-        n->subtree_max_slice = l;
-        return changed;
+        return a;
+    }
+
+    static bool recompute(rb_node* n) {
+        const augment a = computed(n);
+        if (a.stored_in(n))
+            return false;
+        n->subtree_min_vruntime = a.min_vruntime;
+        n->subtree_min_slice = a.min_slice;
+        n->subtree_max_slice = a.max_slice;
+        return true;
     }
 
     static void propagate(rb_node* n) {
@@ -217,24 +230,14 @@ private:
         if (n == nullptr)
             return true;
         ++count;
-        u64 m = entity(n)->vruntime;
-        s64 s = entity(n)->slice;
-        s64 l = s;
-        for (const rb_node* c : {n->rb_left, n->rb_right}) {
-            if (c == nullptr)
-                continue;
-            if (c->rb_parent != n || !verify_subtree(c, count))
+        for (const rb_node* c : {n->rb_left, n->rb_right})
+            if (c != nullptr && (c->rb_parent != n || !verify_subtree(c, count)))
                 return false;
-            m = vtime_min(m, c->subtree_min_vruntime);
-            s = std::min(s, c->subtree_min_slice);
-            l = std::max(l, c->subtree_max_slice);
-        }
         if (n->rb_left && before(*entity(n), *entity(n->rb_left)))
             return false;
         if (n->rb_right && before(*entity(n->rb_right), *entity(n)))
             return false;
-        return !augmented() || (m == n->subtree_min_vruntime && s == n->subtree_min_slice &&
-                                l == n->subtree_max_slice);
+        return !augmented() || computed(n).stored_in(n);
     }
 
     rb_node header_;
