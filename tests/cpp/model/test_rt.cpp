@@ -316,12 +316,10 @@ TEST_CASE("6.19: idle time runs a started fair server's budget down and a period
         sim_time served;
     };
     const sim_time woke = 1 * ms + 1 * us + 1500 * ms + 50 * us; // the sleep's hard expiry
-    const release_case cases[] = {{{6, 18, 44}, 1200 * ms, 1950 * ms},
-                                  {{6, 19}, 1200 * ms, woke + 950 * ms},
-                                  {{6, 18, 44}, 300 * ms, woke},
-                                  {{6, 19}, 300 * ms, woke + 950 * ms},
-                                  {{6, 19, 14}, 1200 * ms, woke},
-                                  {{6, 19, 14}, 300 * ms, woke}};
+    const release_case cases[] = {
+        {{6, 18, 44}, 1200 * ms, 1950 * ms}, {{6, 19}, 1200 * ms, woke + 950 * ms},
+        {{6, 18, 44}, 300 * ms, woke},       {{6, 19}, 300 * ms, woke + 950 * ms},
+        {{6, 19, 14}, 1200 * ms, woke},      {{6, 19, 14}, 300 * ms, woke}};
     for (const release_case& c : cases) {
         INFO(c.k.str() << "." << c.k.patch << ", FIFO task from " << c.fifo_wakes / ms << " ms");
         const auto fair_in = fair_switch_ins(sleeper_behind_fifo(c.k, c.fifo_wakes, 1500 * ms));
