@@ -90,8 +90,8 @@ public:
         add_wakeup_costs(sc);
         // Drawn last as well: now and then the samples kept per entry, and a 6.18 stable
         // release with 6.19's wakeup test (stable_fix.hpp), alone (6.18.33) or with the fair
-        // server's later fixes (6.18.44); both have 6.18.17's lag clamp and protected slice,
-        // which 6.19.14 has too, with the revised wakeup rule.
+        // server's later fixes and RT_PUSH_IPI off (6.18.44); both have 6.18.17's lag clamp
+        // and protected slice, which 6.19.14 has too, with the revised wakeup rule.
         if (pick(0, 3) == 1)
             sc.latency_samples = sample_scope::entry;
         if (sc.machine.kernel == kernel_version{6, 18} && pick(0, 1) == 1)

@@ -19,6 +19,12 @@ def test_features_follow_the_release() -> None:
     assert "delay_dequeue" not in libsched.features("6.6")
 
 
+def test_a_stable_update_can_change_a_default() -> None:
+    # dd29c017aed6 turned RT_PUSH_IPI off in 6.12.96 (and other point releases).
+    assert libsched.features("6.12.95")["rt_push_ipi"] is True
+    assert libsched.features("6.12.96")["rt_push_ipi"] is False
+
+
 @pytest.mark.parametrize(
     ("kernel", "cpus", "base_slice"),
     [("6.6", 1, 750_000), ("6.6", 8, 3_000_000), ("6.15", 8, 2_800_000), ("6.12", 4, 2_250_000)],

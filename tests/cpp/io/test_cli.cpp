@@ -254,6 +254,12 @@ TEST_CASE("features at a patch level says which stable fixes it has") {
     CHECK(contains(before.out, "has f553741ac8c0"));
     CHECK(contains(before.out, "has 493afbd187c4"));
     CHECK(contains(cli({"features", "--kernel", "6.12.31"}).out, "has 2ae891b82695"));
+    // A default a fix turned off: on at 6.18.38, off at 6.18.39, both releases in the table.
+    const std::regex on(R"(rt_push_ipi +RT_PUSH_IPI +on\n)");
+    const std::regex off(R"(rt_push_ipi +RT_PUSH_IPI +off\n)");
+    CHECK(std::regex_search(cli({"features", "--kernel", "6.18.38"}).out, on));
+    CHECK(std::regex_search(cli({"features", "--kernel", "6.18.39"}).out, off));
+    CHECK(contains(cli({"features"}).out, "on; off from 5.10.261, 5.15.212"));
 }
 
 TEST_CASE("run prints a report or JSON") {

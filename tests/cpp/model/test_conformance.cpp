@@ -1538,6 +1538,44 @@ TEST_CASE("fair_server_runtime / fair_server_period: a starved fair task gets th
     }
 }
 
+// RT_PUSH_IPI. Three CPUs, each held by an RT task pinned there: a (prio 90) on CPU 0, c
+// (95) on CPU 1 until it sleeps at 100 ms, d (85) on CPU 2. Behind a on CPU 0 wait b (80,
+// CPUs 0 and 2) and e (70, CPUs 0 and 1), both pushable, neither with a CPU to go to. When
+// c sleeps, CPU 1 pulls. With RT_PUSH_IPI, CPU 0 pushes its first pushable task, b, which
+// has still nowhere to go, and stops there: e waits behind a for good. Without it, CPU 1
+// looks through CPU 0's pushable tasks for one allowed on it and takes e at once.
+const bool cov_rt_push_ipi = covers("rt_push_ipi", {"rt_push_ipi"}, having(feature::rt_push_ipi));
+TEST_CASE("RT_PUSH_IPI: a pull that takes the waiting task allowed here, or a push that stops") {
+    for (const kernel_version k : having(feature::rt_push_ipi)) {
+        INFO(k.str());
+        scenario sc = machine(k);
+        sc.machine.cpus = 3;
+        sc.machine.sched_rt_runtime = runtime_inf;
+        sc.window_start = 0;
+        const auto rt = [](const char* name, int prio, std::vector<int> cpus, sim_time start) {
+            task_spec t = burner(name);
+            t.policy = sched_policy::fifo;
+            t.rt_priority = prio;
+            t.affinity = std::move(cpus);
+            t.start = start;
+            return t;
+        };
+        task_spec c = rt("c", 95, {1}, 0);
+        c.behaviour = {behaviour_spec::kind::periodic, 100 * ms, 10'000 * ms, {}, {}, {}, {}};
+        sc.tasks = {rt("a", 90, {0}, 0), c, rt("d", 85, {2}, 0), rt("b", 80, {0, 2}, 1 * ms),
+                    rt("e", 70, {0, 1}, 2 * ms)};
+        const repetition_result on = run_one(with_feature(sc, "rt_push_ipi", true));
+        CHECK(find(on, "e").sum_exec_runtime == 0);
+        CHECK(find(on, "b").sum_exec_runtime == 0);
+        const repetition_result off = run_one(with_feature(sc, "rt_push_ipi", false));
+        // e runs on CPU 1 from c's sleep to the end, less the switch's resched latency.
+        CHECK(find(off, "e").sum_exec_runtime <= 900 * ms);
+        CHECK(find(off, "e").sum_exec_runtime >= 900 * ms - 10 * us);
+        CHECK(find(off, "e").nr_migrations == 1);
+        CHECK(find(off, "b").sum_exec_runtime == 0);
+    }
+}
+
 // =======================================================================================
 // The meta-test: every feature of features.def, at every sampled release that has it, and
 // every machine override field has a test above.

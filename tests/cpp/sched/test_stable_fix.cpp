@@ -54,4 +54,27 @@ TEST_CASE("PICK_BUDDY exists from 6.14 and from the point releases that took 2a7
     CHECK(feature_releases(info(feature::pick_buddy)) == "6.14 and later, 6.12.13+, 6.13.2+");
 }
 
+TEST_CASE("RT_PUSH_IPI is on by default until the point releases that took dd29c017aed6") {
+    // Every series the CVE lists, at the point release before the fix and at it.
+    const kernel_version fixed[] = {{5, 10, 261}, {5, 15, 212}, {6, 1, 178},
+                                    {6, 6, 145},  {6, 12, 96},  {6, 18, 39}};
+    for (const kernel_version v : fixed) {
+        INFO(v.str());
+        CHECK(feature_exists(feature::rt_push_ipi, v));
+        CHECK_FALSE(sched_features(v)(feature::rt_push_ipi));
+        const kernel_version before{v.major, v.minor, v.patch - 1};
+        CHECK(sched_features(before)(feature::rt_push_ipi));
+        CHECK(feature_default(feature::rt_push_ipi, {v.major, v.minor}));
+    }
+    // 5.0 has it on; 6.19.y ended without the fix; a series between two fixed ones (6.14)
+    // never took it.
+    CHECK(sched_features({5, 0})(feature::rt_push_ipi));
+    CHECK(sched_features({6, 19, 14})(feature::rt_push_ipi));
+    CHECK(sched_features({6, 14, 11})(feature::rt_push_ipi));
+    CHECK(feature_default_text(info(feature::rt_push_ipi)) ==
+          "on; off from 5.10.261, 5.15.212, 6.1.178, 6.6.145, 6.12.96, 6.18.39, 7.2");
+    CHECK(feature_default_text(info(feature::hrtick)) == "off");
+    CHECK(feature_default_text(info(feature::place_lag)) == "on");
+}
+
 } // namespace test_stable_fix

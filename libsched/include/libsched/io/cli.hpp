@@ -509,7 +509,7 @@ inline int cmd_features(const std::optional<std::string>& kernel, std::ostream& 
                           {"default", align::left}});
         for (const feature_info& fi : feature_table)
             table.add_row({std::string{fi.name}, std::string{fi.kernel_name}, feature_releases(fi),
-                           fi.default_on ? "on" : "off"});
+                           feature_default_text(fi)});
         table.print(out);
         return exit_ok;
     }
@@ -529,9 +529,10 @@ inline int cmd_features(const std::optional<std::string>& kernel, std::ostream& 
     std::string absent;
     for (std::size_t i = 0; i < feature_count; ++i) {
         const feature_info& fi = feature_table[i];
-        if (feature_exists(static_cast<feature>(i), *v))
-            table.add_row(
-                {std::string{fi.name}, std::string{fi.kernel_name}, fi.default_on ? "on" : "off"});
+        const auto f = static_cast<feature>(i);
+        if (feature_exists(f, *v))
+            table.add_row({std::string{fi.name}, std::string{fi.kernel_name},
+                           feature_default(f, *v) ? "on" : "off"});
         else
             absent += (absent.empty() ? "" : ", ") + std::string{fi.name};
     }

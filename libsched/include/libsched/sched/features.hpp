@@ -28,16 +28,28 @@ struct feature_info {
     // The fix that added the feature, when stable updates took it to older series (then
     // `first` is its mainline release).
     const stable_fix* added_by = nullptr;
+    // The fix that turned its default off, in those series too.
+    const stable_fix* default_off_by = nullptr;
 };
 
 // Features that came with a fix stable updates backported.
 inline constexpr const stable_fix* feature_fix(feature f) {
     return f == feature::pick_buddy ? &untangled_next_buddy : nullptr;
 }
+// Features whose default a backported fix turned off.
+inline constexpr const stable_fix* feature_default_off_fix(feature f) {
+    return f == feature::rt_push_ipi ? &rt_push_ipi_off : nullptr;
+}
 
 inline constexpr std::array<feature_info, feature_count> feature_table = {{
 #define LIBSCHED_FEATURE(name, kname, a, b, c, d, def)                                             \
-    {#name, #kname, kernel_version{a, b}, kernel_version{c, d}, def, feature_fix(feature::name)},
+    {#name,                                                                                        \
+     #kname,                                                                                       \
+     kernel_version{a, b},                                                                         \
+     kernel_version{c, d},                                                                         \
+     def,                                                                                          \
+     feature_fix(feature::name),                                                                   \
+     feature_default_off_fix(feature::name)},
 #include <libsched/sched/features.def>
 #undef LIBSCHED_FEATURE
 }};
@@ -58,12 +70,35 @@ inline std::string feature_releases(const feature_info& fi) {
     return s;
 }
 
+// The default, "on", "off", or "on; off from 6.12.96, 6.18.39" when a fix changed it.
+inline std::string feature_default_text(const feature_info& fi) {
+    std::string s = fi.default_on ? "on" : "off";
+    if (fi.default_off_by == nullptr)
+        return s;
+    s += "; off from ";
+    std::string sep;
+    for (const kernel_version& b : fi.default_off_by->backports)
+        if (b.major != 0) {
+            s += sep + b.str();
+            sep = ", ";
+        }
+    return s + sep + fi.default_off_by->mainline.str();
+}
+
 // Whether release v (at its patch level) has the feature at all (a flag it lacks cannot be
 // switched on).
 inline constexpr bool feature_exists(feature f, kernel_version v) {
     const auto& fi = info(f);
     const bool arrived = fi.added_by != nullptr ? carries(v, *fi.added_by) : v >= fi.first;
     return arrived && (fi.last == kernel_version{0, 0} || v <= fi.last);
+}
+
+// Its default in release v (at its patch level), as /sys/kernel/debug/sched/features
+// shows it after boot.
+inline constexpr bool feature_default(feature f, kernel_version v) {
+    const auto& fi = info(f);
+    return feature_exists(f, v) && fi.default_on &&
+           !(fi.default_off_by != nullptr && carries(v, *fi.default_off_by));
 }
 
 inline std::optional<feature> feature_by_name(std::string_view n) {
@@ -78,7 +113,7 @@ public:
     sched_features() = default;
     explicit sched_features(kernel_version v) {
         for (std::size_t i = 0; i < feature_count; ++i)
-            on_[i] = feature_exists(static_cast<feature>(i), v) && feature_table[i].default_on;
+            on_[i] = feature_default(static_cast<feature>(i), v);
     }
     bool operator()(feature f) const { return on_[static_cast<std::size_t>(f)]; }
     void set(feature f, bool on) { on_[static_cast<std::size_t>(f)] = on; }

@@ -172,20 +172,16 @@ public:
             push_rt_tasks(r);
     }
 
-    // The balance callbacks queued during __schedule() run at its end
-    // (__balance_callbacks()): push_rt_tasks() after an RT pick, pull_rt_task().
-    // Returns whether any ran.
+    // The balance callback queued during __schedule() runs at its end
+    // (__balance_callbacks()): push_rt_tasks() after an RT pick. rt_queue_pull_task() has
+    // no caller here: it comes from a policy or priority change of a running RT task.
+    // Returns whether it ran.
     bool balance_callbacks(rq& r) {
-        const bool any = r.rt.push_pending || r.rt.pull_pending;
-        if (r.rt.push_pending) {
-            r.rt.push_pending = false;
-            push_rt_tasks(r);
-        }
-        if (r.rt.pull_pending) {
-            r.rt.pull_pending = false;
-            pull_rt_task(r);
-        }
-        return any;
+        if (!r.rt.push_pending)
+            return false;
+        r.rt.push_pending = false;
+        push_rt_tasks(r);
+        return true;
     }
 
     // do_sched_rt_period_timer(), for one CPU after its clock update: rt_time is paid back
@@ -391,12 +387,20 @@ private:
     // kernel's plist orders equal priorities by when each became pushable, which differs
     // from the run list only for a task put back after running.
     task* pick_next_pushable_task(rq& r, const task* running = nullptr) {
-        if (running == nullptr)
-            running = r.curr;
+        return first_pushable(r, running != nullptr ? running : r.curr, -1);
+    }
+
+    // pick_highest_pushable_task(): the first pushable task that may run on `cpu`.
+    task* pick_highest_pushable_task(rq& r, int cpu) { return first_pushable(r, r.curr, cpu); }
+
+    // The first queued task, in pushable order, that is not `running`, may move, and (cpu
+    // != -1) may run on cpu.
+    task* first_pushable(rq& r, const task* running, int cpu) {
         for (int prio = r.rt.active.find_first_bit(); prio < max_rt_prio; ++prio)
             for (sched_rt_entity& rt_se : r.rt.active.queue[static_cast<std::size_t>(prio)]) {
                 task* p = rt_se.owner;
-                if (p != running && p->nr_cpus_allowed(nr_cpus()) > 1)
+                if (p != running && p->nr_cpus_allowed(nr_cpus()) > 1 &&
+                    (cpu == -1 || p->allowed_on(cpu)))
                     return p;
             }
         return nullptr;
@@ -440,9 +444,8 @@ private:
         }
     }
 
-    // pull_rt_task() with RT_PUSH_IPI (on by default): the RT-overloaded CPUs push their
-    // waiting tasks (tell_cpu_to_push() -> rto_push_irq_work_func()), here at once rather
-    // than an IPI later.
+    // pull_rt_task(): this CPU's priority drops; the RT-overloaded CPUs (rto_mask: those
+    // with a pushable task) hold tasks that may now run here.
     void pull_rt_task(rq& this_rq) {
         int overloaded = 0;
         for (rq* src : rqs_)
@@ -450,9 +453,33 @@ private:
         // Nothing to pull if no CPU, or only this one, is overloaded.
         if (overloaded == 0 || (overloaded == 1 && has_pushable_tasks(this_rq)))
             return;
-        for (rq* src : rqs_)
-            if (src != &this_rq && has_pushable_tasks(*src))
-                push_rt_tasks(*src);
+        // RT_PUSH_IPI: each overloaded CPU pushes its waiting tasks (tell_cpu_to_push() ->
+        // rto_push_irq_work_func()), here at once rather than an IPI later. A push stops at
+        // the first pushable task with nowhere to go, though one behind it might run here.
+        if (p_.feat(feature::rt_push_ipi)) {
+            for (rq* src : rqs_)
+                if (src != &this_rq && has_pushable_tasks(*src))
+                    push_rt_tasks(*src);
+            return;
+        }
+        // Without it (the default from rt_push_ipi_off): this CPU takes, from each overloaded
+        // CPU in turn, the first pushable task allowed here that outranks this CPU's best,
+        // unless it also outranks what runs on its own CPU (which will reschedule for it).
+        // A later CPU's task is taken only if it outranks the one taken before; the
+        // kernel's closing resched_curr(this_rq) is move_queued_task()'s preemption check,
+        // as a pulled task outranks this CPU's current task.
+        for (rq* src : rqs_) {
+            if (src == &this_rq)
+                continue;
+            const task* next = pick_next_pushable_task(*src); // highest_prio.next
+            if (next == nullptr || task_prio(*next) >= this_rq.rt.highest_prio_curr)
+                continue;
+            task* p = pick_highest_pushable_task(*src, this_rq.cpu);
+            if (p == nullptr || task_prio(*p) >= this_rq.rt.highest_prio_curr ||
+                task_prio(*p) < task_prio(*src->curr))
+                continue;
+            ops_.move_queued_task(*p, *src, this_rq);
+        }
     }
 
     fair_params p_;

@@ -48,10 +48,8 @@ struct rt_rq {
     duration rt_time = 0;
     duration rt_runtime = 0;
     bool rt_throttled = false;
-    // Balance callbacks queued for the end of __schedule() (rt_queue_push_tasks(),
-    // rt_queue_pull_task()).
+    // The balance callback queued for the end of __schedule() (rt_queue_push_tasks()).
     bool push_pending = false;
-    bool pull_pending = false;
 
     rt_rq() = default;
     rt_rq(const rt_rq&) = delete;

@@ -9,11 +9,17 @@
 
 namespace libsched {
 
+// The first point release of a series that took a fix; {0, 0} (the default): none.
+struct backport : kernel_version {
+    constexpr backport() : kernel_version(0, 0) {}
+    constexpr backport(int maj, int min, int pat = 0) : kernel_version(maj, min, pat) {}
+};
+
 struct stable_fix {
-    std::string_view commit;                 // the upstream commit
-    std::string_view summary;                // the rule it brings
-    kernel_version mainline;                 // the first release that has it
-    std::array<kernel_version, 3> backports; // first point release per series; {0, 0}: none
+    std::string_view commit;           // the upstream commit
+    std::string_view summary;          // the rule it brings
+    kernel_version mainline;           // the first release that has it
+    std::array<backport, 6> backports; // first point release per series
 };
 
 // The point release of v's series that took the fix in a stable update, if one did, so
@@ -51,10 +57,8 @@ inline constexpr stable_fix idle_loses_protection{
     {{{6, 12, 23}, {6, 13, 11}, {6, 14, 2}}}};
 
 // 493afbd187c4 "sched/fair: Fix NEXT_BUDDY": 6.13; stable review 6.12.7-rc1 (23 Dec 2024).
-inline constexpr stable_fix next_buddy_not_delayed{"493afbd187c4",
-                                                   "NEXT_BUDDY does not mark a delayed wakee",
-                                                   {6, 13},
-                                                   {{{6, 12, 7}, {0, 0}, {0, 0}}}};
+inline constexpr stable_fix next_buddy_not_delayed{
+    "493afbd187c4", "NEXT_BUDDY does not mark a delayed wakee", {6, 13}, {{{6, 12, 7}}}};
 
 // 2a77e4be12cb "sched/fair: Untangle NEXT_BUDDY and pick_next_task()": 6.14 (the 6.14
 // merge, after 6.13's NEXT_BUDDY fix); queued for 6.12.y and 6.13.y on 4 Feb 2025, after
@@ -63,7 +67,7 @@ inline constexpr stable_fix untangled_next_buddy{
     "2a77e4be12cb",
     "PICK_BUDDY (on), not NEXT_BUDDY (off), lets the pick honour the next buddy",
     {6, 14},
-    {{{6, 12, 13}, {6, 13, 2}, {0, 0}}}};
+    {{{6, 12, 13}, {6, 13, 2}}}};
 
 // e837456fdca8 "sched/fair: Reimplement NEXT_BUDDY to align with EEVDF goals": 6.19, as
 // it stands there after 15257cc2f905 ("Revert force wakeup preemption", 6.19-rc7); the
@@ -75,7 +79,7 @@ inline constexpr stable_fix next_buddy_rework{
     "the pick honours the next buddy ahead of curr's protection, and a wakee that does not "
     "preempt shrinks that protection",
     {6, 19},
-    {{{6, 18, 33}, {0, 0}, {0, 0}}}};
+    {{{6, 18, 33}}}};
 
 // 79104becf42b "sched/fair: Forfeit vruntime on yield": 6.19; queued for the 6.12, 6.17
 // and 6.18 stable trees on 16 Dec 2025: 6.12.63, 6.17.13-rc1 and 6.18.2-rc1. No 6.6.y
@@ -94,7 +98,7 @@ inline constexpr stable_fix sync_ignores_delayed{
     "a sync wakeup counts the waker's CPU as running only the waker when its other queued "
     "tasks are all delayed",
     {6, 16},
-    {{{6, 12, 37}, {6, 15, 6}, {0, 0}}}};
+    {{{6, 12, 37}, {6, 15, 6}}}};
 
 // cccb45d7c429 "sched/deadline: Less agressive dl_server handling" (6.17-rc1) with
 // 4ae8d9aa9f9d (no server_has_tasks) and a3a70caf7906 (6.17): the fair server is no longer
@@ -104,7 +108,7 @@ inline constexpr stable_fix lazy_dl_server{
     "cccb45d7c429",
     "the fair server stays started when its fair tasks leave; it stops when its pick finds none",
     {6, 17},
-    {{{6, 12, 92}, {0, 0}, {0, 0}}}};
+    {{{6, 12, 92}}}};
 
 // 115135422562 "sched/deadline: Fix 'stuck' dl_server": 6.19; 6.12.69 (its -rc1 review)
 // and 6.18.9 (the 6.18.8 and 6.18.9 sources differ by it).
@@ -112,7 +116,7 @@ inline constexpr stable_fix dl_server_defers_again{
     "115135422562",
     "a fair server restarted after its deadline, or with too much budget left, defers again",
     {6, 19},
-    {{{6, 12, 69}, {6, 18, 9}, {0, 0}}}};
+    {{{6, 12, 69}, {6, 18, 9}}}};
 
 // 14a857056466 "sched/deadline: Use revised wakeup rule for dl_server": sent for 7.0;
 // 6.18.24 (the 6.18.23 and 6.18.24 sources differ by it) and 6.19.14 (its -rc1 review, 20
@@ -131,7 +135,7 @@ inline constexpr stable_fix dl_server_revised_wakeup_running{
     "1842bf97af10",
     "the revised wakeup rule only for a fair server handling a starvation",
     {7, 2},
-    {{{6, 12, 102}, {6, 18, 44}, {0, 0}}}};
+    {{{6, 12, 102}, {6, 18, 44}}}};
 
 // The 6.18.17 update (the 6.18.16 and 6.18.17 sources differ by these three, with the
 // result-neutral zero_vruntime tracking of b3d99f43c72b) and 6.19.7 (its -rc1 review's
@@ -142,7 +146,7 @@ inline constexpr stable_fix lag_clamp_max_slice{
     "a dequeued entity's lag is clamped at the queue's largest slice plus a tick, not at "
     "max(2 x its own slice, a tick)",
     {7, 0},
-    {{{6, 18, 17}, {6, 19, 7}, {0, 0}}}};
+    {{{6, 18, 17}, {6, 19, 7}}}};
 
 // bcd74b2ffdd0 "sched/fair: Only set slice protection at pick time".
 inline constexpr stable_fix protect_slice_at_pick{
@@ -150,7 +154,7 @@ inline constexpr stable_fix protect_slice_at_pick{
     "the protected slice is set when an entity is picked, not when a running task is set "
     "again after a change (renice)",
     {7, 0},
-    {{{6, 18, 17}, {6, 19, 7}, {0, 0}}}};
+    {{{6, 18, 17}, {6, 19, 7}}}};
 
 // ff38424030f9 "sched/eevdf: Update se->vprot in reweight_entity()".
 inline constexpr stable_fix reweight_keeps_vprot{
@@ -158,7 +162,7 @@ inline constexpr stable_fix reweight_keeps_vprot{
     "a reweighted running entity keeps the rest of its protected slice, scaled to its new "
     "weight, relative to its new vruntime",
     {7, 0},
-    {{{6, 18, 17}, {6, 19, 7}, {0, 0}}}};
+    {{{6, 18, 17}, {6, 19, 7}}}};
 
 // 82d6e01a0699 "sched/fair: Only update stats for allowed CPUs when looking for dst
 // group": 6.19 (tip sched/core, 16 Oct 2025); 6.18.39 (the 6.18.38 and 6.18.39 sources
@@ -167,9 +171,19 @@ inline constexpr stable_fix idlest_group_allowed_cpus{
     "82d6e01a0699",
     "the slow path's group statistics (fork placement) count only the CPUs the task may use",
     {6, 19},
-    {{{6, 18, 39}, {0, 0}, {0, 0}}}};
+    {{{6, 18, 39}}}};
 
-inline constexpr std::array<const stable_fix*, 15> stable_fixes = {
+// dd29c017aed6 "sched/rt: Have RT_PUSH_IPI be default off for non PREEMPT_RT" (tip
+// sched/core, 19 May 2026; sent for 7.2): CVE-2026-64374, fixed in 5.10.261, 5.15.212,
+// 6.1.178, 6.6.145, 6.12.96, 6.18.39 and 7.1.4; 6.19.y ended without it.
+inline constexpr stable_fix rt_push_ipi_off{
+    "dd29c017aed6",
+    "RT_PUSH_IPI is off by default without CONFIG_PREEMPT_RT: a CPU that lowers its priority "
+    "pulls RT tasks itself instead of having the overloaded CPUs push them",
+    {7, 2},
+    {{{5, 10, 261}, {5, 15, 212}, {6, 1, 178}, {6, 6, 145}, {6, 12, 96}, {6, 18, 39}}}};
+
+inline constexpr std::array<const stable_fix*, 16> stable_fixes = {
     &reduced_base_slice,
     &idle_loses_protection,
     &next_buddy_not_delayed,
@@ -184,6 +198,7 @@ inline constexpr std::array<const stable_fix*, 15> stable_fixes = {
     &lag_clamp_max_slice,
     &protect_slice_at_pick,
     &reweight_keeps_vprot,
-    &idlest_group_allowed_cpus};
+    &idlest_group_allowed_cpus,
+    &rt_push_ipi_off};
 
 } // namespace libsched
