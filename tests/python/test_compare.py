@@ -198,7 +198,14 @@ def test_a_result_document_per_entry_and_per_task(trio: Path, tmp_path: Path) ->
     assert m.reference == "b" and m.source == str(file)
     summary = {row["entry"]: row for row in document["summary"]}
     for entry in ("a", "b"):
-        for quantity in ("share", "jiffies", "nvcsw_per_s", "nivcsw_per_s", "ru_utime_ms"):
+        for quantity in (
+            "share",
+            "jiffies",
+            "nvcsw_per_s",
+            "nivcsw_per_s",
+            "migrations_per_s",
+            "ru_utime_ms",
+        ):
             assert m.values[(entry, None, quantity)] == summary[entry][quantity]
     assert m.values[("a", None, "ratio")] == summary["a"]["ratio"]
     window_s = 0.8
@@ -208,6 +215,9 @@ def test_a_result_document_per_entry_and_per_task(trio: Path, tmp_path: Path) ->
         assert m.values[("a", task, "share")] == statistics.median(t["share"] for t in runs)
         assert m.values[("a", task, "nivcsw_per_s")] == pytest.approx(
             statistics.median(t["window_nivcsw"] / window_s for t in runs)
+        )
+        assert m.values[("a", task, "migrations_per_s")] == pytest.approx(
+            statistics.median(t["window_nr_migrations"] / window_s for t in runs)
         )
     assert ("b", "b", "share") not in m.values  # an entry of one task has no task rows
     assert "measured run of trio on box" in libsched.Measurements.from_document(document).source

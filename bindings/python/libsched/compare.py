@@ -26,7 +26,7 @@ from . import _core
 #: What a measurement can give, named as the result document's ``summary`` names it
 #: (docs/output-format.md), in the order tables list them: share of one CPU; the ratios to
 #: the reference entry (of share, of /proc jiffies, of getrusage utime); jiffies; getrusage
-#: utime in ms; window context switches per second; wakeup latency in ns.
+#: utime in ms; window context switches and migrations per second; wakeup latency in ns.
 QUANTITIES: tuple[str, ...] = (
     "share",
     "ratio",
@@ -36,6 +36,7 @@ QUANTITIES: tuple[str, ...] = (
     "ru_utime_ms",
     "nvcsw_per_s",
     "nivcsw_per_s",
+    "migrations_per_s",
     *(f"wakeup_latency_{k}" for k in ("mean", "p50", "p90", "p99", "p99_9", "max")),
 )
 RATIOS = frozenset({"ratio", "jratio", "ru_ratio"})
@@ -47,6 +48,7 @@ _TASK_FIELDS: dict[str, tuple[str, Optional[float]]] = {
     "ru_utime_ms": ("ru_utime_us", 1000.0),
     "nvcsw_per_s": ("window_nvcsw", None),
     "nivcsw_per_s": ("window_nivcsw", None),
+    "migrations_per_s": ("window_nr_migrations", None),
 }
 #: The quantities a single task (rather than an entry) can be measured by.
 TASK_QUANTITIES: tuple[str, ...] = tuple(_TASK_FIELDS)

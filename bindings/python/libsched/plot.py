@@ -28,6 +28,7 @@ _AXES: dict[str, tuple[str, float]] = {
     "ru_utime_ms": ("getrusage utime (ms)", 1.0),
     "nvcsw_per_s": ("context switches per second", 1.0),
     "nivcsw_per_s": ("context switches per second", 1.0),
+    "migrations_per_s": ("migrations per second", 1.0),
     **{q: ("wakeup latency (µs)", 1e-3) for q in QUANTITIES if q.startswith("wakeup_latency_")},
 }
 _RATIO_OF = {"ratio": "share", "jratio": "/proc jiffies", "ru_ratio": "getrusage"}

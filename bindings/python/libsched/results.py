@@ -194,6 +194,8 @@ class EntrySummary:
     ru_stime_ms: float
     nvcsw_per_s: float
     nivcsw_per_s: float
+    # Moves to another CPU in the window per second (None in a document from before 0.x).
+    migrations_per_s: Optional[float] = None
     wakeup_latency: Optional[Latency] = _of(Latency, optional=True)  # None if measured
     lateness: Optional[Latency] = _of(Latency, optional=True)  # None if measured
     run_delay: Optional[Latency] = _of(Latency, optional=True)  # None if measured

@@ -32,6 +32,8 @@ TEST_CASE("entry rows: medians of per-repetition sums, ratios per repetition fir
     CHECK(a.nivcsw_per_s == Approx(10));
     CHECK(a.nvcsw_per_s == 0);
     CHECK(b.nvcsw_per_s == Approx(20));
+    CHECK(a.migrations_per_s == Approx(2)); // a.0's 2 in the window, not its 3 in the run
+    CHECK(b.migrations_per_s == 0);
     CHECK(a.wakeup_latency.count == 0);
     CHECK(b.wakeup_latency.count == 3);
     CHECK(b.wakeup_latency.p50 == 2'000);

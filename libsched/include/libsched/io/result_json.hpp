@@ -272,6 +272,7 @@ inline nlohmann::json row_json(const stats::row_summary& row, const stats::theor
         {"ru_stime_ms", row.ru_stime_ms},
         {"nvcsw_per_s", row.nvcsw_per_s},
         {"nivcsw_per_s", row.nivcsw_per_s},
+        {"migrations_per_s", row.migrations_per_s},
         {"wakeup_latency", latency_json(row.wakeup_latency)},
         {"lateness", latency_json(row.lateness)},
         {"run_delay", latency_json(row.run_delay)},

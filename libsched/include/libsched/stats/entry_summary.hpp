@@ -34,6 +34,7 @@ struct row_summary {
     double ru_stime_ms = 0;         // sum of getrusage ru_stime (whole life), ms
     double nvcsw_per_s = 0;         // voluntary switches in the window per second of window
     double nivcsw_per_s = 0;        // involuntary ones
+    double migrations_per_s = 0;    // moves to another CPU in the window per second
     sample_summary wakeup_latency;  // ns, pooled over members and repetitions
     sample_summary lateness;        // ns, members on an absolute timer, pooled likewise
     sample_summary run_delay;       // ns, each wait on a run queue, pooled likewise
@@ -56,6 +57,7 @@ struct repetition_totals {
     double ru_stime_ms = 0;
     double nvcsw = 0;
     double nivcsw = 0;
+    double migrations = 0;
     double loops = 0;
     double last_exit = 0; // of the members that exited
     bool alive = false;   // some member is still alive at the end
@@ -68,6 +70,7 @@ struct repetition_totals {
         ru_stime_ms += static_cast<double>(task.ru_stime_us) / 1000;
         nvcsw += static_cast<double>(task.window_nvcsw);
         nivcsw += static_cast<double>(task.window_nivcsw);
+        migrations += static_cast<double>(task.window_nr_migrations);
         loops += static_cast<double>(task.loops.value_or(0));
         alive = alive || task.exited < 0;
         last_exit = std::max(last_exit, static_cast<double>(task.exited));
@@ -211,6 +214,7 @@ inline row_summary finish_row(row_summary row, const row_members& m, double wind
     row.ru_stime_ms = median.of(m.totals, &t::ru_stime_ms);
     row.nvcsw_per_s = median.of(m.totals, &t::nvcsw) * per_s;
     row.nivcsw_per_s = median.of(m.totals, &t::nivcsw) * per_s;
+    row.migrations_per_s = median.of(m.totals, &t::migrations) * per_s;
     row.ratio = median.ratio(m.totals, reference, &t::share);
     row.jratio = median.ratio(m.totals, reference, &t::jiffies);
     row.ru_ratio = median.ratio(m.totals, reference, &t::ru_utime_ms);
