@@ -235,6 +235,9 @@ repetition_result repetition_of(const json& j, double window_ns) {
         r.window_nr_migrations = t.at("window_nr_migrations").get<std::uint64_t>();
         for (const json& v : t.at("lateness"))
             r.lateness.add(v.get<duration>());
+        const json& delay = t.at("run_delay"); // /proc/PID/schedstat's growth
+        r.window_run_delay = delay.at("sum").get<duration>();
+        r.window_pcount = delay.at("count").get<std::uint64_t>();
         r.started = t.at("started").get<sim_time>();
         r.exited = field_or<sim_time>(t, "exited", -1);
         rep.tasks.push_back(std::move(r));

@@ -118,6 +118,16 @@ def test_nice_0_against_nice_10_on_one_cpu(tmp_path: Path) -> None:
     # late on a busy host.
     task_a = doc["repetitions"][0]["tasks"][0]
     assert task_a["share"] == pytest.approx(task_a["window_runtime"] / 1.5e9, rel=0.01)
+    # Both are always runnable: each is running or waiting (schedstat's run delay, its
+    # count and sum read at the window's ends) all through the window.
+    for task in doc["repetitions"][0]["tasks"]:
+        delay = task["run_delay"]
+        assert delay["count"] > 0 and delay["p50"] is None
+        assert delay["mean"] == pytest.approx(delay["sum"] / delay["count"])
+        assert task["window_runtime"] + delay["sum"] == pytest.approx(1.5e9, rel=0.03)
+    assert b["run_delay_share"] == pytest.approx(
+        doc["repetitions"][0]["tasks"][1]["run_delay"]["sum"] / 1.5e9, rel=0.01
+    )
     # /proc/PID/sched shows a running task's runtime as of its last update, up to a tick
     # old, at each end of the window.
     tick = 1 / (HOST.hz or 250)
@@ -161,6 +171,7 @@ def test_document_has_the_keys_of_a_simulated_one(tmp_path: Path) -> None:
     assert set(simulated["provenance"]["tunables"]) == set(measured["provenance"]["tunables"])
     task = measured["repetitions"][0]["tasks"][0]
     assert task["model"] is None and task["wakeup_latency"] is None
+    assert set(task["run_delay"]) == set(simulated["repetitions"][0]["tasks"][0]["run_delay"])
     assert measured["repetitions"][0]["task_groups"][0]["nr_tasks"] == 2
 
 

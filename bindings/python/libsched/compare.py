@@ -26,7 +26,8 @@ from . import _core
 #: What a measurement can give, named as the result document's ``summary`` names it
 #: (docs/output-format.md), in the order tables list them: share of one CPU; the ratios to
 #: the reference entry (of share, of /proc jiffies, of getrusage utime); jiffies; getrusage
-#: utime in ms; window context switches and migrations per second; wakeup latency in ns.
+#: utime in ms; window context switches and migrations per second; the window's waits on
+#: run queues over its length (schedstat run delay); wakeup latency in ns.
 QUANTITIES: tuple[str, ...] = (
     "share",
     "ratio",
@@ -37,18 +38,21 @@ QUANTITIES: tuple[str, ...] = (
     "nvcsw_per_s",
     "nivcsw_per_s",
     "migrations_per_s",
+    "run_delay_share",
     *(f"wakeup_latency_{k}" for k in ("mean", "p50", "p90", "p99", "p99_9", "max")),
 )
 RATIOS = frozenset({"ratio", "jratio", "ru_ratio"})
-# A task's figures in one repetition of a document: its field, divided by a number (None:
-# by the window's length in seconds, for a rate).
-_TASK_FIELDS: dict[str, tuple[str, Optional[float]]] = {
+# A task's figures in one repetition of a document: its field (a dotted path into the task)
+# divided by a number or by the window's length: "s" in seconds, for a rate, "ns" in ns,
+# for a share of the window.
+_TASK_FIELDS: dict[str, tuple[str, Union[float, str]]] = {
     "share": ("share", 1.0),
     "jiffies": ("stat_utime", 1.0),
     "ru_utime_ms": ("ru_utime_us", 1000.0),
-    "nvcsw_per_s": ("window_nvcsw", None),
-    "nivcsw_per_s": ("window_nivcsw", None),
-    "migrations_per_s": ("window_nr_migrations", None),
+    "nvcsw_per_s": ("window_nvcsw", "s"),
+    "nivcsw_per_s": ("window_nivcsw", "s"),
+    "migrations_per_s": ("window_nr_migrations", "s"),
+    "run_delay_share": ("run_delay.sum", "ns"),
 }
 #: The quantities a single task (rather than an entry) can be measured by.
 TASK_QUANTITIES: tuple[str, ...] = tuple(_TASK_FIELDS)
@@ -280,8 +284,12 @@ def _task_figures(document: Mapping[str, Any]) -> dict[Key, float]:
     for repetition in document["repetitions"]:
         for t in repetition["tasks"]:
             for quantity, (key, divisor) in _TASK_FIELDS.items():
-                if t.get(key) is not None:
-                    value = t[key] / (window_s if divisor is None else divisor)
+                raw: Any = t
+                for part in key.split("."):
+                    raw = raw.get(part) if isinstance(raw, Mapping) else None
+                if raw is not None:
+                    by = {"s": window_s, "ns": window_s * 1e9}.get(str(divisor))
+                    value = raw / (by if by is not None else float(divisor))
                     runs.setdefault((t["entry"], t["name"], quantity), []).append(float(value))
     tasks_of = _tasks_of(document)
     return {k: statistics.median(v) for k, v in runs.items() if len(tasks_of.get(k[0], ())) > 1}

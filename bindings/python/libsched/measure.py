@@ -4,9 +4,10 @@
 Each task of the scenario is a ``libsched-worker`` process (installed with the package)
 started blocked, placed (cgroup, session, affinity, policy, nice) and then released with
 the others at the run's time zero. The driver samples ``/proc/PID/stat``,
-``/proc/PID/sched``, ``/proc/stat`` and the groups' ``cpu.stat`` at the window's ends and
-reaps the workers; the summary is made by the same C++ code as a simulated run's. Every
-process, cgroup and sysctl it creates or changes is undone, also on Ctrl-C and SIGTERM.
+``/proc/PID/sched``, ``/proc/PID/schedstat``, ``/proc/stat`` and the groups' ``cpu.stat``
+at the window's ends and reaps the workers; the summary is made by the same C++ code as a
+simulated run's. Every process, cgroup and sysctl it creates or changes is undone, also on
+Ctrl-C and SIGTERM.
 """
 
 from __future__ import annotations
@@ -331,10 +332,21 @@ def _proc_sched(pid: int) -> dict[str, int]:
     return out
 
 
+def _proc_schedstat(pid: int) -> dict[str, int]:
+    # sched_info: time on the CPU, time waiting on a run queue, arrivals on the CPU.
+    with open(f"/proc/{pid}/schedstat", encoding="utf-8") as f:
+        _, run_delay, pcount = (int(v) for v in f.read().split())
+    return {"run_delay": run_delay, "pcount": pcount}
+
+
 def _sample(worker: _Worker) -> dict[str, int]:
     # se.sum_exec_runtime as /proc/PID/sched shows it: for a task running on another CPU,
     # as of its last update (up to a tick old), as for any reader outside the task.
-    return {**_proc_stat(worker.pid), **_proc_sched(worker.pid)}
+    return {
+        **_proc_stat(worker.pid),
+        **_proc_sched(worker.pid),
+        **_proc_schedstat(worker.pid),
+    }
 
 
 def _cpu_times(host_cpus: list[int]) -> dict[int, tuple[int, int]]:
@@ -676,6 +688,10 @@ class _Run:
                     "nr_migrations": r["nr_migrations"],
                     "window_nr_migrations": s1["migrations"] - s0["migrations"],
                     "lateness": r["lateness"],
+                    "run_delay": {
+                        "count": s1["pcount"] - s0["pcount"],
+                        "sum": s1["run_delay"] - s0["run_delay"],
+                    },
                     "started": r["started"],
                     "exited": r["exited"] if r["exited"] < plan["length"] else None,
                 }

@@ -29,6 +29,7 @@ _AXES: dict[str, tuple[str, float]] = {
     "nvcsw_per_s": ("context switches per second", 1.0),
     "nivcsw_per_s": ("context switches per second", 1.0),
     "migrations_per_s": ("migrations per second", 1.0),
+    "run_delay_share": ("waiting on a run queue (% of the window)", 100.0),
     **{q: ("wakeup latency (µs)", 1e-3) for q in QUANTITIES if q.startswith("wakeup_latency_")},
 }
 _RATIO_OF = {"ratio": "share", "jratio": "/proc jiffies", "ru_ratio": "getrusage"}

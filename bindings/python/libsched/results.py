@@ -119,7 +119,9 @@ class TaskResult:
     window_nr_migrations: int
     started: int
     lateness: Latency = _of(Latency)
-    # None in a measurement: user space sees no distribution of the waits.
+    # None in a measurement: user space sees no distribution of the waits. Of the run
+    # delay it sees the count and sum (/proc/PID/schedstat), so a measurement has those and
+    # the mean.
     wakeup_latency: Optional[Latency] = _of(Latency, optional=True)
     run_delay: Optional[RunDelay] = _of(RunDelay, optional=True)
     exited: Optional[int] = None
@@ -194,8 +196,10 @@ class EntrySummary:
     ru_stime_ms: float
     nvcsw_per_s: float
     nivcsw_per_s: float
-    # Moves to another CPU in the window per second (None in a document from before 0.x).
+    # Moves to another CPU in the window per second, and the window's waits on run queues
+    # over its length (None in a document written before they were added).
     migrations_per_s: Optional[float] = None
+    run_delay_share: Optional[float] = None
     wakeup_latency: Optional[Latency] = _of(Latency, optional=True)  # None if measured
     lateness: Optional[Latency] = _of(Latency, optional=True)  # None if measured
     run_delay: Optional[Latency] = _of(Latency, optional=True)  # None if measured

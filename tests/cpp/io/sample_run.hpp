@@ -12,6 +12,7 @@
 //   getrusage utime: a.0 1 s, a.1 0.5 s, b 0.25 s   -> a 1500 ms, b 250 ms, ratio 6
 //   window switches: a.0 4 + a.1 6 involuntary; b 10, 20, 30 voluntary (median 20)
 //   migrations: a.0 3 in the run, 2 of them in the window
+//   schedstat run delay of b: 100, 200, 300 ms in 4, 5, 6 waits (median 0.2 of the window)
 //   wakeup latency of b: {1, 3} us, {2} us, {}      -> pooled {1, 2, 3} us
 #include <cstdint>
 #include <libsched/model/fair_params_of.hpp>
@@ -78,6 +79,8 @@ inline libsched::run_result result() {
         rep.tasks[0].window_nr_migrations = 2;
         rep.tasks[1].window_nivcsw = 6;
         rep.tasks[2].window_nvcsw = 10 * (i + 1);
+        rep.tasks[2].window_run_delay = 100'000'000 * static_cast<libsched::duration>(i + 1);
+        rep.tasks[2].window_pcount = 4 + i;
         for (const libsched::duration l : wakeups[i])
             rep.tasks[2].wakeup_latency.add(l);
         rep.tasks[2].exited = 900'000'000;

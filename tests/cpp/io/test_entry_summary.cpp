@@ -34,6 +34,8 @@ TEST_CASE("entry rows: medians of per-repetition sums, ratios per repetition fir
     CHECK(b.nvcsw_per_s == Approx(20));
     CHECK(a.migrations_per_s == Approx(2)); // a.0's 2 in the window, not its 3 in the run
     CHECK(b.migrations_per_s == 0);
+    CHECK(b.run_delay_share == Approx(0.2));
+    CHECK(a.run_delay_share == 0);
     CHECK(a.wakeup_latency.count == 0);
     CHECK(b.wakeup_latency.count == 3);
     CHECK(b.wakeup_latency.p50 == 2'000);

@@ -201,6 +201,14 @@ TEST_CASE("a measured run leaves what user space cannot see null, and streams th
     CHECK(rep["model"].is_null());
     CHECK(rep["tasks"][2]["model"].is_null());
     CHECK(rep["tasks"][2]["wakeup_latency"].is_null());
+    // Of the run delay /proc/PID/schedstat shows the waits' count and sum, not each one.
+    const nlohmann::json& delay = rep["tasks"][2]["run_delay"];
+    CHECK(delay["count"] == 4);
+    CHECK(delay["sum"] == 100'000'000);
+    CHECK(delay["mean"].get<double>() == Approx(25'000'000));
+    CHECK(delay["p50"].is_null());
+    CHECK(delay["max_at"].is_null());
+    CHECK(j["summary"][1]["run_delay_share"].get<double>() == Approx(0.2));
     CHECK(rep["tasks"][2]["window_runtime"] == r.repetitions[0].tasks[2].window_runtime);
     CHECK(rep["cpus"][0]["nr_switches"].is_null());
     CHECK(rep["cpus"][0]["balance"].is_null());

@@ -35,9 +35,8 @@ inline nlohmann::json latency_json(const stats::sample_summary& s) {
     };
     const auto rank = [&](double v) { return s.percentiles ? value(v) : nlohmann::json(nullptr); };
     return {
-        {"count", s.count},   {"mean", value(s.mean)}, {"p50", rank(s.p50)},
-        {"p90", rank(s.p90)}, {"p99", rank(s.p99)},    {"p99_9", rank(s.p99_9)},
-        {"max", value(s.max)},
+        {"count", s.count},   {"mean", value(s.mean)},  {"p50", rank(s.p50)},  {"p90", rank(s.p90)},
+        {"p99", rank(s.p99)}, {"p99_9", rank(s.p99_9)}, {"max", value(s.max)},
     };
 }
 
@@ -47,6 +46,18 @@ inline nlohmann::json run_delay_json(const duration_samples& d, sim_time max_at)
     nlohmann::json j = latency_json(stats::summarize(d));
     j["sum"] = static_cast<duration>(d.sum());
     j["max_at"] = d.empty() ? nlohmann::json(nullptr) : nlohmann::json(max_at);
+    return j;
+}
+
+// A measured task's run delay: the count and total of its waits from /proc/PID/schedstat,
+// their mean; the distribution is null.
+inline nlohmann::json schedstat_run_delay_json(const task_result& t) {
+    nlohmann::json j = latency_json(stats::summarize(duration_samples{}));
+    j["count"] = t.window_pcount;
+    if (t.window_pcount > 0)
+        j["mean"] = static_cast<double>(t.window_run_delay) / static_cast<double>(t.window_pcount);
+    j["sum"] = t.window_run_delay;
+    j["max_at"] = nullptr;
     return j;
 }
 
@@ -158,8 +169,10 @@ inline nlohmann::json task_json(const task_result& t, bool measured = false) {
           {"work_ns", optional_json(t.work_ns)},
           {"window_work_ns", optional_json(t.window_work_ns)}}},
     };
-    if (measured) // /proc/PID/schedstat has the total wait, not each one
-        j["model"] = j["wakeup_latency"] = j["run_delay"] = nullptr;
+    if (measured) { // /proc/PID/schedstat has the total wait, not each one
+        j["model"] = j["wakeup_latency"] = nullptr;
+        j["run_delay"] = schedstat_run_delay_json(t);
+    }
     return j;
 }
 
@@ -273,6 +286,7 @@ inline nlohmann::json row_json(const stats::row_summary& row, const stats::theor
         {"nvcsw_per_s", row.nvcsw_per_s},
         {"nivcsw_per_s", row.nivcsw_per_s},
         {"migrations_per_s", row.migrations_per_s},
+        {"run_delay_share", row.run_delay_share},
         {"wakeup_latency", latency_json(row.wakeup_latency)},
         {"lateness", latency_json(row.lateness)},
         {"run_delay", latency_json(row.run_delay)},

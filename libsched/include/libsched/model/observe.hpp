@@ -165,6 +165,8 @@ public:
         tr.lateness = rc.lateness;
         tr.run_delay = rc.run_delay;
         tr.run_delay_max_at = rc.run_delay_max_at;
+        tr.window_run_delay = static_cast<duration>(rc.run_delay.sum());
+        tr.window_pcount = rc.run_delay.size();
         tr.exited = rc.exited;
         tr.loop_time = rc.loop_time; // empty unless the task runs a program of steps
         if (rc.steps)

@@ -55,6 +55,10 @@ struct task_result {
     // none).
     duration_samples run_delay;
     sim_time run_delay_max_at = -1;
+    // What /proc/PID/schedstat shows of them: its run_delay and pcount (fields 2 and 3)
+    // grown over the window, their sum and count; all a measurement has of the waits.
+    duration window_run_delay = 0;
+    std::uint64_t window_pcount = 0;
 
     sim_time started = 0;
     sim_time exited = -1; // -1: still alive at the end

@@ -35,6 +35,7 @@ struct row_summary {
     double nvcsw_per_s = 0;         // voluntary switches in the window per second of window
     double nivcsw_per_s = 0;        // involuntary ones
     double migrations_per_s = 0;    // moves to another CPU in the window per second
+    double run_delay_share = 0;     // sum of the window's waits on run queues / its length
     sample_summary wakeup_latency;  // ns, pooled over members and repetitions
     sample_summary lateness;        // ns, members on an absolute timer, pooled likewise
     sample_summary run_delay;       // ns, each wait on a run queue, pooled likewise
@@ -58,6 +59,7 @@ struct repetition_totals {
     double nvcsw = 0;
     double nivcsw = 0;
     double migrations = 0;
+    double run_delay = 0; // ns
     double loops = 0;
     double last_exit = 0; // of the members that exited
     bool alive = false;   // some member is still alive at the end
@@ -71,6 +73,7 @@ struct repetition_totals {
         nvcsw += static_cast<double>(task.window_nvcsw);
         nivcsw += static_cast<double>(task.window_nivcsw);
         migrations += static_cast<double>(task.window_nr_migrations);
+        run_delay += static_cast<double>(task.window_run_delay);
         loops += static_cast<double>(task.loops.value_or(0));
         alive = alive || task.exited < 0;
         last_exit = std::max(last_exit, static_cast<double>(task.exited));
@@ -215,6 +218,7 @@ inline row_summary finish_row(row_summary row, const row_members& m, double wind
     row.nvcsw_per_s = median.of(m.totals, &t::nvcsw) * per_s;
     row.nivcsw_per_s = median.of(m.totals, &t::nivcsw) * per_s;
     row.migrations_per_s = median.of(m.totals, &t::migrations) * per_s;
+    row.run_delay_share = median.of(m.totals, &t::run_delay) * per_s / nsec_per_sec;
     row.ratio = median.ratio(m.totals, reference, &t::share);
     row.jratio = median.ratio(m.totals, reference, &t::jiffies);
     row.ru_ratio = median.ratio(m.totals, reference, &t::ru_utime_ms);
