@@ -465,9 +465,9 @@ private:
         // Without it (the default from rt_push_ipi_off): this CPU takes, from each overloaded
         // CPU in turn, the first pushable task allowed here that outranks this CPU's best,
         // unless it also outranks what runs on its own CPU (which will reschedule for it).
-        // A later CPU's task is taken only if it outranks the one taken before; the
-        // kernel's closing resched_curr(this_rq) is move_queued_task()'s preemption check,
-        // as a pulled task outranks this CPU's current task.
+        // A later CPU's task is taken only if it outranks the one taken before. The kernel's
+        // closing resched_curr(this_rq) is left out: the only caller, balance(), runs
+        // before this CPU's pick, which then finds what was pulled.
         for (rq* src : rqs_) {
             if (src == &this_rq)
                 continue;
