@@ -58,31 +58,33 @@ inline constexpr const feature_info& info(feature f) {
     return feature_table[static_cast<std::size_t>(f)];
 }
 
+// Each point release a fix was backported to, between `before` and `after`.
+inline std::string backports_text(const stable_fix& f, std::string_view before,
+                                  std::string_view after) {
+    std::string s;
+    for (const kernel_version& b : f.backports)
+        if (b.major != 0)
+            s.append(before).append(b.str()).append(after);
+    return s;
+}
+
 // The releases that have the feature: "5.0 to 6.5", "6.6 and later", "6.14 and later,
 // 6.12.13+, 6.13.2+".
 inline std::string feature_releases(const feature_info& fi) {
     std::string s = fi.last == kernel_version{0, 0} ? fi.first.str() + " and later"
                                                     : fi.first.str() + " to " + fi.last.str();
     if (fi.added_by != nullptr)
-        for (const kernel_version& b : fi.added_by->backports)
-            if (b.major != 0)
-                s += ", " + b.str() + "+";
+        s += backports_text(*fi.added_by, ", ", "+");
     return s;
 }
 
-// The default, "on", "off", or "on; off from 6.12.96, 6.18.39" when a fix changed it.
+// The default, "on", "off", or "on; off from 6.12.96, 6.18.39, 7.2" when a fix changed it.
 inline std::string feature_default_text(const feature_info& fi) {
-    std::string s = fi.default_on ? "on" : "off";
+    const std::string s = fi.default_on ? "on" : "off";
     if (fi.default_off_by == nullptr)
         return s;
-    s += "; off from ";
-    std::string sep;
-    for (const kernel_version& b : fi.default_off_by->backports)
-        if (b.major != 0) {
-            s += sep + b.str();
-            sep = ", ";
-        }
-    return s + sep + fi.default_off_by->mainline.str();
+    return s + "; off from" + backports_text(*fi.default_off_by, " ", ",") + " " +
+           fi.default_off_by->mainline.str();
 }
 
 // Whether release v (at its patch level) has the feature at all (a flag it lacks cannot be
