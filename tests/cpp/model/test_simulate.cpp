@@ -668,6 +668,30 @@ task_spec on_timer(const std::string& name, duration run, duration period) {
 
 } // namespace
 
+// An idle CPU stops its tick as it goes idle, unless its next timer comes no later than the
+// tick (tick_nohz_idle_stop_tick()). At HZ 250 a task on an absolute 2 ms timer from 0.5 ms,
+// pinned to CPU 1, runs 500 us at a time, so CPU 1 is idle at each of its ticks: it keeps
+// its tick after the bursts that end 1 ms past a tick (the next wakeup comes first) and
+// stops it after those that end 3 ms past one, before the tick comes. It never takes one,
+// so it never balances on its own (sched_balance_trigger() runs from the tick).
+TEST_CASE("a CPU idle between bursts inside each tick period takes no tick and no balance") {
+    for (const kernel_version k : {kernel_version{5, 15}, kernel_version{6, 18}}) {
+        INFO(k.str());
+        scenario sc = one_cpu(k);
+        sc.machine.cpus = 2;
+        sc.length = 1 * sec;
+        sc.machine.timer_slack_ns = 0;
+        sc.tasks = {burner("b"), on_timer("t", 500 * us, 2 * ms)};
+        sc.tasks[0].affinity = {0};
+        sc.tasks[1].affinity = {1};
+        sc.tasks[1].start = 500 * us;
+        const repetition_result r = run_one(sc);
+        CHECK(find(r, "t").sum_exec_runtime == 500 * 500 * us);
+        CHECK(r.cpus[1].irq == 0); // no busy tick
+        CHECK(r.cpus[1].balance.lb_count == 0);
+    }
+}
+
 TEST_CASE("a task on an absolute 10 ms timer alone gets 10 % and wakes on time") {
     for (const kernel_version k : all_versions) {
         INFO(k.str());

@@ -2,6 +2,7 @@
 // its migration hook, set_user_nice() before and after prio_changed_fair (5.6).
 #include <catch2/catch.hpp>
 #include <libsched/sched/core.hpp>
+#include <limits>
 
 using namespace libsched;
 
@@ -18,6 +19,8 @@ struct no_hooks final : task_hooks {
     bool tick_in_kernel_mode(task&) override { return false; }
     void hrtimer_interrupt(int, sim_time) override {}
     bool timer_due(int, sim_time) override { return false; }
+    sim_time next_timer(int) override { return next; }
+    sim_time next = std::numeric_limits<sim_time>::max(); // the tasks' first timer
 };
 
 struct machine {
@@ -89,6 +92,31 @@ TEST_CASE("set_task_cpu counts a migration and moves the entity to the new CPU's
             CHECK(sleeper.se.vruntime == vruntime);
         m.c.set_task_cpu(sleeper, 1); // no move, no migration
         CHECK(sleeper.se.nr_migrations == 1);
+    }
+}
+
+// tick_nohz_idle_stop_tick() / tick_nohz_next_event(): going idle 1 ms after the tick at
+// 8 ms (HZ 250), the CPU keeps its tick for a timer due by the next tick at 12 ms, and
+// stops it at once (NOHZ idle balancing takes over) for a later one or none.
+TEST_CASE("a CPU going idle stops its tick unless a timer of its own expires by the next tick") {
+    constexpr sim_time none = std::numeric_limits<sim_time>::max();
+    for (const sim_time next_timer : {11 * ms, 12 * ms, 12 * ms + 1, none}) {
+        INFO("next timer " << next_timer);
+        machine m({6, 18});
+        task t;
+        m.fork(t, 0);
+        m.sim.run(9 * ms);
+        const rq& r = m.c.cpu_rq(0);
+        REQUIRE(r.curr == &t);
+        CHECK(m.c.next_cpu_timer(0, m.sim.now()) == 12 * ms); // the busy CPU's tick
+        m.hooks.next = next_timer;
+        m.c.update_curr(m.c.cpu_rq(0));
+        t.state = task_state::sleeping;
+        m.c.schedule(t);
+        REQUIRE(r.curr == &r.idle);
+        const bool keep = next_timer <= 12 * ms;
+        CHECK(m.c.next_cpu_timer(0, m.sim.now()) == (keep ? 12 * ms : none));
+        CHECK(r.nohz_tick_stopped == !keep);
     }
 }
 

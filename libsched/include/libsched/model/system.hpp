@@ -147,6 +147,7 @@ private:
     bool timer_due(int cpu, sim_time handler_end) const {
         return workload_.timer_due(cpu, handler_end);
     }
+    sim_time next_timer(int cpu) const { return workload_.next_timer(cpu); }
 
     void finish() {
         if (finished_)

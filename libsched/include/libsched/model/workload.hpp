@@ -206,6 +206,11 @@ public:
                c.queue.top().first <= handler_end;
     }
 
+    sim_time next_timer(int cpu) const {
+        const cpu_timers& c = *cpus_[static_cast<std::size_t>(cpu)];
+        return c.queue.empty() ? std::numeric_limits<sim_time>::max() : c.queue.top().first;
+    }
+
     sim_time start_of(const task& t) const { return of(t).start; }
     bool nice_clamped(const task& t) const { return of(t).nice_clamped; }
 

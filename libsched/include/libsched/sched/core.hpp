@@ -35,7 +35,7 @@ struct machine_costs {
 
 // What runs above the scheduler (the tasks' programs), told when a task gets or loses a
 // CPU, asked in which mode a tick finds it and told of the CPU's own hrtimer interrupts
-// (the tasks' sleep timers share them). basic_core takes any type with these five members;
+// (the tasks' sleep timers share them). basic_core takes any type with these six members;
 // task_hooks is the one to derive from where the type is not known in advance.
 class task_hooks {
 public:
@@ -50,6 +50,8 @@ public:
     // Whether the tick's interrupt now has timers to expire: due now, or whose hard expiry
     // comes before its handler's end.
     virtual bool timer_due(int cpu, sim_time handler_end) = 0;
+    // The hard expiry of the first of those timers on cpu, or max() if none.
+    virtual sim_time next_timer(int cpu) = 0;
 
 protected:
     ~task_hooks() = default;
@@ -308,15 +310,7 @@ public:
     // tick, HRTICK, the fair server's dl_timer), or max() if none.
     sim_time next_cpu_timer(int cpu, sim_time after) const {
         const cpu_state& c = *cpus_[static_cast<std::size_t>(cpu)];
-        sim_time t = std::numeric_limits<sim_time>::max();
-        const auto consider = [&t, after](const auto& timer) {
-            if (timer.active() && timer.expires() > after)
-                t = std::min(t, timer.expires());
-        };
-        consider(c.tick);
-        consider(c.hrtick);
-        consider(c.dl_timer);
-        return t;
+        return std::min(expiry_after(c.tick, after), next_hrtimer(c, after));
     }
 
     const machine_costs& costs() const { return costs_; }
@@ -803,6 +797,15 @@ private:
 
     cpu_state& cpu_of(const rq& r) { return *cpus_[static_cast<std::size_t>(r.cpu)]; }
 
+    template <class Timer> static sim_time expiry_after(const Timer& timer, sim_time after) {
+        return timer.active() && timer.expires() > after ? timer.expires()
+                                                         : std::numeric_limits<sim_time>::max();
+    }
+    // The earliest expiry after `after` among the CPU's hrtimers other than its tick.
+    static sim_time next_hrtimer(const cpu_state& c, sim_time after) {
+        return std::min(expiry_after(c.hrtick, after), expiry_after(c.dl_timer, after));
+    }
+
     // __set_task_cpu() / set_task_rq(): the task's entity now belongs to its group's queue
     // on that CPU, below the group's entity there.
     void set_task_rq(task& p, int cpu) {
@@ -865,6 +868,7 @@ private:
         if (is_idle_task(r, next)) {
             if (lb_)
                 lb_->cpu_went_idle(r);
+            stop_idle_tick(r);
             return;
         }
         restart_tick(r);
@@ -956,14 +960,31 @@ private:
         if (!idle || nr_running(r) > 0) {
             // The tick's handler runs for tick_irq; schedule() comes after its exit.
             maybe_resched(r, costs_.tick_irq);
-        } else if (costs_.nohz_idle) {
-            c.tick_stopped = true; // tick_nohz_idle_stop_tick()
-            if (lb_)
-                lb_->nohz_balance_enter_idle(r, now());
+        } else if (stop_idle_tick(r)) {
             return false;
         }
         c.tick.start_in(params().tun.tick_nsec);
         return !idle && costs_.tick_irq > 0;
+    }
+
+    // tick_nohz_idle_stop_tick(), from the idle loop as the CPU goes idle and again after an
+    // interrupt that left it idle: the tick stops unless a timer of this CPU expires before
+    // the next tick would (tick_nohz_next_event()). The cpuidle governor is taken to ask for
+    // the stop, as haltpoll does when it does not poll and menu and teo do when they expect
+    // more than a tick of idle.
+    bool stop_idle_tick(rq& r) {
+        cpu_state& c = cpu_of(r);
+        if (!costs_.nohz_idle || c.tick_stopped || nr_running(r) > 0)
+            return false;
+        const duration tick = params().tun.tick_nsec;
+        const sim_time next_tick = (now() / tick + 1) * tick;
+        if (std::min(hooks_.next_timer(r.cpu), next_hrtimer(c, now())) <= next_tick)
+            return false;
+        c.tick.cancel();
+        c.tick_stopped = true;
+        if (lb_)
+            lb_->nohz_balance_enter_idle(r, now());
+        return true;
     }
 
     // irqtime_account_irq() at the tick interrupt's exit: later clock reads lose its time.
