@@ -487,6 +487,30 @@ throttle_walk walk_throttles(const scenario& sc) {
 
 } // namespace
 
+// tg_throttle_down() / tg_unthrottle_up(): a throttled queue's PELT clock stands still (6.18:
+// from when its last task is parked to when one is enqueued again), so the clock of a
+// burner alone under a 20 ms / 100 ms quota on one CPU runs only while it runs. Over 5 s
+// it has stood still for the 80 ms of each period the group is throttled, about 4 s, and
+// the burner's utilization, which only grows while its clock runs, is that of a task that
+// always runs: within a few units of 1024 (it decays by half in each 80 ms throttled
+// stretch when the clock does not stop).
+TEST_CASE("a throttled queue's PELT clock stands still: a capped burner's util nears 1024") {
+    for (const kernel_version v : all_releases) {
+        INFO(v.str());
+        scenario sc = burners_under(v, 1, 1, 20 * ms);
+        libsched::system s(sc, sc.seed);
+        s.run(5 * nsec_per_sec);
+        const task& b = *s.find_task("b");
+        const cfs_rq& q = *b.se.cfs_rq;
+        REQUIRE(q.runtime_enabled);
+        const u64 stood_still = rq_clock_pelt(s.cpu_rq(0)) - cfs_rq_clock_pelt(q);
+        CHECK(stood_still > 3'800 * ms);
+        CHECK(stood_still < 4'050 * ms);
+        CHECK(b.se.avg.util_avg > 1000);
+        CHECK(cfs_rq_clock_pelt(s.cpu_rq(0).cfs) == rq_clock_pelt(s.cpu_rq(0)));
+    }
+}
+
 TEST_CASE("6.18: a throttle parks no task; each is parked when picked, all come back after") {
     const throttle_walk w = walk_throttles(three_limited_and_a_free_one({6, 18}));
     // 1 s of 100 ms periods, throttled in each after 20 ms of g's time.

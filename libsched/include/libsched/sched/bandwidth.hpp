@@ -31,11 +31,13 @@
 // hierarchy walks stop at a throttled queue. The core owns the timers (sched_cfs_period_timer,
 // sched_cfs_slack_timer) and sets a group's bandwidth (tg_set_cfs_bandwidth).
 //
-// Not modelled: the PELT clock of a throttled hierarchy is not frozen (tg_throttle_down's
-// throttled_clock_pelt; 6.18+ freezes it once the queue has emptied), nor throttled_clock_self
-// (6.6+, cpu.stat.local); remote unthrottles take effect at the timer's instant (6.2+ sends
-// them as an IPI); the period-timer callback takes no time, so its "period too short" doubling
-// never happens.
+// The PELT clock of a queue in a throttled hierarchy stands still (tg_throttle_down(); 6.18+
+// from when the queue has emptied, and again while something is enqueued on it), so its
+// averages and those of its parked tasks neither grow nor decay meanwhile.
+//
+// Not modelled: throttled_clock_self (6.6+, cpu.stat.local); remote unthrottles take effect at the
+// timer's instant (6.2+ sends them as an IPI); the period-timer callback takes no time, so its
+// "period too short" doubling never happens.
 #include <functional>
 #include <libsched/des/timer.hpp>
 #include <libsched/sched/pelt.hpp>
@@ -122,6 +124,44 @@ inline bool lb_throttled_hierarchy(const task& p, int dst_cpu) {
 }
 
 namespace bandwidth {
+
+// The queue's PELT clock stops, and goes on later without the time it stood still
+// (throttled_clock_pelt, throttled_clock_pelt_time, pelt_clock_throttled).
+inline void stop_pelt_clock(cfs_rq& q) {
+    q.throttled_clock_pelt = rq_clock_pelt(rq_of(q));
+    q.pelt_clock_throttled = true;
+}
+inline void restart_pelt_clock(cfs_rq& q) {
+    if (!q.pelt_clock_throttled)
+        return;
+    q.throttled_clock_pelt_time += rq_clock_pelt(rq_of(q)) - q.throttled_clock_pelt;
+    q.pelt_clock_throttled = false;
+}
+
+// tg_throttle_down(): one more throttled queue at or above this one. The first stops the
+// queue's PELT clock and takes it off the leaf list; 6.18+ only if nothing is queued on it,
+// else its last dequeue will (dequeue_entity()).
+inline void tg_throttle_down(cfs_rq& q, bool task_based) {
+    if (q.throttle_count++ != 0 || (task_based && q.nr_queued != 0))
+        return;
+    q.on_list = false; // list_del_leaf_cfs_rq()
+    stop_pelt_clock(q);
+}
+
+// tg_unthrottle_up()'s start: one throttled queue fewer; with none left the PELT clock goes
+// on. True if the queue is no longer in a throttled hierarchy.
+inline bool tg_unthrottle_up_clock(cfs_rq& q) {
+    if (--q.throttle_count != 0)
+        return false;
+    restart_pelt_clock(q);
+    return true;
+}
+
+// tg_unthrottle_up()'s end: a queue with load or averages left goes back on the leaf list.
+inline void unthrottled_leaf(cfs_rq& q) {
+    if (!cfs_rq_is_decayed(q))
+        q.on_list = true; // list_add_leaf_cfs_rq()
+}
 
 // walk_tg_tree_from(): the group and its descendants, parents first.
 template <class F> void walk_tg_tree_from(task_group& tg, F&& down) {
@@ -253,8 +293,11 @@ template <class Fair> bool throttle_cfs_rq(Fair& fair, cfs_rq& q) {
     b.throttled_cfs_rq.push_back(&q);
     rq& r = rq_of(q);
     const auto cpu = static_cast<std::size_t>(r.cpu);
-    walk_tg_tree_from(*q.tg, [cpu](task_group& tg) { ++tg.cfs_rq[cpu]->throttle_count; });
-    if (task_based_throttle(p)) {
+    const bool task_based = task_based_throttle(p);
+    walk_tg_tree_from(*q.tg, [cpu, task_based](task_group& tg) {
+        tg_throttle_down(*tg.cfs_rq[cpu], task_based);
+    });
+    if (task_based) {
         q.throttled = true;
         return true;
     }
@@ -358,9 +401,10 @@ inline bool enqueue_throttled_task(task& p) {
 }
 
 // tg_unthrottle_up() (6.18+): the queue counts one throttled queue fewer; once none is
-// left its parked tasks are enqueued again as wakeups, most recently parked first.
+// left its PELT clock goes on and its parked tasks are enqueued again as wakeups, most
+// recently parked first.
 template <class Fair> void tg_unthrottle_up(Fair& fair, cfs_rq& q) {
-    if (--q.throttle_count != 0)
+    if (!tg_unthrottle_up_clock(q))
         return;
     std::list<task*> parked;
     parked.swap(q.throttled_limbo_list);
@@ -368,6 +412,7 @@ template <class Fair> void tg_unthrottle_up(Fair& fair, cfs_rq& q) {
         p->throttled = false;
         fair.enqueue_task(rq_of(q), *p, enqueue_flags::wakeup);
     }
+    unthrottled_leaf(q);
 }
 
 // unthrottle_cfs_rq() 6.18+: a queue still without runtime stays throttled (it would only be
@@ -411,7 +456,11 @@ template <class Fair> void unthrottle_cfs_rq(Fair& fair, cfs_rq& q) {
         q.throttled_clock = 0;
     }
     b.throttled_cfs_rq.remove(&q);
-    walk_tg_tree_from(*q.tg, [cpu](task_group& tg) { --tg.cfs_rq[cpu]->throttle_count; });
+    walk_tg_tree_from_up(*q.tg, [cpu](task_group& tg) {
+        cfs_rq& gq = *tg.cfs_rq[cpu];
+        if (tg_unthrottle_up_clock(gq))
+            unthrottled_leaf(gq);
+    });
     if (q.load.weight == 0)
         return;
     queue_counts d{q.h_nr_queued, q.h_nr_idle, q.h_nr_delayed};

@@ -75,6 +75,12 @@ struct cfs_rq {
     bool throttled = false;
     int throttle_count = 0;
     sim_time throttled_clock = 0;
+    // The queue's PELT clock stands still while it is throttled (tg_throttle_down(); 6.18+
+    // only once the queue has emptied): since when (rq_clock_pelt()), and for how long it
+    // has stood still in all (cfs_rq_clock_pelt() leaves that out).
+    bool pelt_clock_throttled = false;
+    u64 throttled_clock_pelt = 0;
+    u64 throttled_clock_pelt_time = 0;
     std::list<task*> throttled_limbo_list;
 
     // The tree is ordered by deadline (EEVDF) or by vruntime (old CFS): fair_params says.

@@ -506,15 +506,21 @@ public:
         if (!is_curr && p_.eevdf())
             eevdf::place_entity(p_, q, se, flags);
         account_entity_enqueue(q, se);
-        if (q.nr_queued == 1 && q.tg != nullptr && !q.tg->is_root())
-            q.on_list = true; // list_add_leaf_cfs_rq()
+        // list_add_leaf_cfs_rq(); up to 6.17 not in a throttled hierarchy.
+        if (q.nr_queued == 1 && q.tg != nullptr && !q.tg->is_root() &&
+            (task_based_throttle(p_) || !throttled_hierarchy(q)))
+            q.on_list = true;
         if (!p_.eevdf() && has(flags, enqueue_flags::wakeup))
             cfs::place_entity(p_, q, se, false);
         if (!is_curr)
             timeline_insert(q, se);
         se.on_rq = true;
-        if (q.nr_queued == 1)
+        if (q.nr_queued == 1) {
             bandwidth::check_enqueue_throttle(*this, q);
+            // 6.18+: in a throttled hierarchy the PELT clock runs while something is queued.
+            if (task_based_throttle(p_) && throttled_hierarchy(q))
+                bandwidth::restart_pelt_clock(q);
+        }
     }
 
     // dequeue_entity(): false if the entity stays queued as delayed (6.12+).
@@ -559,6 +565,12 @@ public:
             clear_delayed(se);
             if (p_.feat(feature::delay_zero) && se.vlag > 0)
                 se.vlag = 0;
+        }
+        // 6.18+: a queue of a throttled hierarchy left empty stops its PELT clock and leaves
+        // the leaf list.
+        if (q.nr_queued == 0 && task_based_throttle(p_) && throttled_hierarchy(q)) {
+            q.on_list = false;
+            bandwidth::stop_pelt_clock(q);
         }
         return true;
     }

@@ -29,12 +29,19 @@ enum class update_load_flags : unsigned {
 };
 template <> inline constexpr bool is_flag_mask<update_load_flags> = true;
 
-// rq_clock_pelt() / cfs_rq_clock_pelt(): clock_task, counted from one PELT period before
-// the simulation's time 0 so that a last_update_time of 0 keeps the kernel's meaning
-// ("not attached to any queue") from the first instant.
+// rq_clock_pelt(): clock_task, counted from one PELT period before the simulation's time 0
+// so that a last_update_time of 0 keeps the kernel's meaning ("not attached to any queue")
+// from the first instant.
 inline constexpr u64 pelt_clock_origin = u64{1024} << 10;
+inline u64 rq_clock_pelt(const rq& r) {
+    return pelt_clock_origin + static_cast<u64>(r.clock_task);
+}
+// cfs_rq_clock_pelt(): the rq's, less the time the queue's clock stood still under CFS
+// bandwidth throttling (sched/bandwidth.hpp); standing still while it does.
 inline u64 cfs_rq_clock_pelt(const cfs_rq& q) {
-    return pelt_clock_origin + static_cast<u64>(rq_of(q).clock_task);
+    if (q.pelt_clock_throttled)
+        return q.throttled_clock_pelt - q.throttled_clock_pelt_time;
+    return rq_clock_pelt(rq_of(q)) - q.throttled_clock_pelt_time;
 }
 
 // se_weight(): the weight at 1024 resolution.
