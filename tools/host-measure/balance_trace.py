@@ -43,7 +43,21 @@ def missing() -> str | None:
             return f"needs {tool}"
     if not os.path.exists("/sys/kernel/btf/vmlinux"):
         return "needs a kernel with BTF (/sys/kernel/btf/vmlinux)"
+    if not os.path.isdir("/sys/fs/cgroup/cpu") and "cpu" not in read_words(
+        "/sys/fs/cgroup/cgroup.subtree_control"
+    ):
+        return "needs the cpu controller (cgroup v1, or v2 with cpu in cgroup.subtree_control)"
+    if len(os.sched_getaffinity(0)) < 2:
+        return "needs two CPUs"
     return None
+
+
+def read_words(path: str) -> list[str]:
+    try:
+        with open(path) as f:
+            return f.read().split()
+    except OSError:
+        return []
 
 
 def make_group(quota_us: int, period_us: int) -> str:

@@ -40,11 +40,13 @@ tracepoint:irq_vectors:call_function_single_entry, tracepoint:irq_vectors:resche
 LAT = re.compile(r"@lat\[\d+\]: (\d+)")
 
 
-def missing() -> str | None:
+def missing(src: int, dst: int) -> str | None:
     if os.geteuid() != 0:
         return "needs root"
     if shutil.which("bpftrace") is None:
         return "needs bpftrace"
+    if src == dst or not {src, dst} <= os.sched_getaffinity(0):
+        return f"needs two CPUs, {src} and {dst}, to run on"
     return None
 
 
@@ -144,7 +146,7 @@ def main() -> int:
     ap.add_argument("--to-cpu", type=int, default=1)
     ap.add_argument("--wakeups", type=int, default=1000)
     args = ap.parse_args()
-    why = missing()
+    why = missing(args.from_cpu, args.to_cpu)
     if why:
         print(f"ipi_latency: {why}; nothing done")
         return 0

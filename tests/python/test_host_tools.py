@@ -1,0 +1,137 @@
+"""tools/host-measure/balance_trace.py and ipi_latency.py: what they make of bpftrace's output,
+and what they do without root or bpftrace. The runs on this host need both and skip without
+them; they check what holds on any host, busy or not, not the host's figures."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+TOOLS = ROOT / "tools" / "host-measure"
+CAN_TRACE = (
+    os.geteuid() == 0
+    and shutil.which("bpftrace") is not None
+    and Path("/sys/kernel/btf/vmlinux").exists()
+    and len(os.sched_getaffinity(0)) >= 2
+)
+SUBTREE = Path("/sys/fs/cgroup/cgroup.subtree_control")
+CPU_CONTROLLER = Path("/sys/fs/cgroup/cpu").is_dir() or (
+    SUBTREE.exists() and "cpu" in SUBTREE.read_text().split()
+)
+
+
+def load(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, TOOLS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def tool(name: str, *args: str, path: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    if path is not None:
+        env["PATH"] = path
+    return subprocess.run(
+        [sys.executable, str(TOOLS / f"{name}.py"), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+
+
+@pytest.mark.parametrize("name", ["balance_trace", "ipi_latency"])
+def test_without_bpftrace_the_tools_say_so_and_do_nothing(name: str, tmp_path: Path) -> None:
+    done = tool(name, path=str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert re.fullmatch(
+        rf"{name}: needs (root|bpftrace|two CPUs.*); nothing done", done.stdout.strip()
+    )
+
+
+def event(t: int, cpu: int, *fields: object) -> str:
+    return f"@e[{t}, {cpu}]: ({', '.join(str(f) for f in fields)})"
+
+
+def test_each_softirq_is_classified_by_what_its_balance_pass_did() -> None:
+    bt = load("balance_trace")
+    # Fields: kind, nr_running, balance_interval, nr_balance_failed, last_balance, ...
+    dump = "\n".join(
+        [
+            "Attaching 6 probes...",
+            # cpu 1: last_balance unchanged: the pass was not due.
+            event(100, 1, "E", 1, 2, 0, 500, 501, 0, 0, 300),
+            event(110, 1, "X", 1, 2, 0, 500, 501, 0, 0, 300),
+            # cpu 1: nr_balance_failed grew: failed.
+            event(200, 1, "E", 1, 4, 0, 500, 501, 0, 0, 300),
+            event(210, 1, "X", 1, 2, 1, 507, 514, 0, 0, 300),
+            # cpu 1: a burner moved here (pid 42, 0 -> 1) during the softirq: moved.
+            event(300, 1, "E", 1, 2, 1, 507, 514, 0, 0, 300),
+            event(305, 1, "M", 42, 0, 1, 0, 0, 0, 0, 0),
+            event(310, 1, "X", 2, 2, 0, 514, 521, 0, 0, 900),
+            # cpu 0: last_balance moved, nothing else: balanced.
+            event(400, 0, "E", 2, 2, 0, 500, 501, 0, 0, 900),
+            event(410, 0, "X", 2, 4, 0, 514, 529, 0, 0, 900),
+            "@moved_from[",
+        ]
+    )
+    events = bt.parse(dump)
+    assert [t for t, _, _ in events] == [100, 110, 200, 210, 300, 305, 310, 400, 410]
+    passes = bt.passes(events)
+    assert [(p["cpu"], p["nr_running"], p["what"]) for p in passes] == [
+        (1, 1, "not due"),
+        (1, 1, "failed"),
+        (1, 1, "moved"),
+        (0, 2, "balanced"),
+    ]
+    assert [p["interval_after"] for p in passes] == [2, 2, 2, 4]
+
+
+def test_ipi_latencies_are_read_from_the_dump_and_summarised(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    ipi = load("ipi_latency")
+    dump = "Attaching 3 probes...\n@lat[10]: 20000\n@lat[20]: 30000\n@lat[30]: 25000\n"
+    lat = [int(m.group(1)) for m in ipi.LAT.finditer(dump)]
+    assert lat == [20000, 30000, 25000]
+    assert ipi.describe("to a busy CPU", lat) == 25.0
+    assert capsys.readouterr().out.startswith("to a busy CPU: 3 IPIs, median 25.0 us")
+
+
+@pytest.mark.skipif(not CAN_TRACE, reason="needs root, bpftrace and BTF")
+def test_ipi_latency_prints_machine_lines_on_this_host() -> None:
+    done = tool("ipi_latency", "--wakeups", "50")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("to a busy CPU: ")
+    assert lines[1].startswith("to an idle CPU: ")
+    assert lines[2] == "[machine]"
+    assert re.match(r'ipi_latency = "\d+us"', lines[3])
+    assert re.match(r'idle_exit_latency = "\d+us"', lines[4])
+
+
+@pytest.mark.skipif(not CAN_TRACE, reason="needs root, bpftrace and BTF")
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+@pytest.mark.skipif(not CPU_CONTROLLER, reason="needs the cpu cgroup controller")
+def test_balance_trace_reports_every_burner_and_cleans_up() -> None:
+    before = set(os.listdir("/sys/fs/cgroup/cpu")) if Path("/sys/fs/cgroup/cpu").is_dir() else set()
+    done = tool("balance_trace", "--burners", "3", "--seconds", "1")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "balance passes (SCHED_SOFTIRQ) over 1 s" in out
+    burners = out.split("burners: pid, moves traced, CPU s, se.nr_migrations at exit\n")[1]
+    assert len(burners.strip().splitlines()) == 3
+    if before:
+        assert not {d for d in os.listdir("/sys/fs/cgroup/cpu") if d.startswith("libsched-lb-")} - {
+            d for d in before if d.startswith("libsched-lb-")
+        }
