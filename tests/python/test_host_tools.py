@@ -30,6 +30,8 @@ CPU_CONTROLLER = Path("/sys/fs/cgroup/cpu").is_dir() or (
 
 
 def load(name: str) -> ModuleType:
+    if str(TOOLS) not in sys.path:  # the tools import their shared bpftrace_run
+        sys.path.insert(0, str(TOOLS))
     spec = importlib.util.spec_from_file_location(name, TOOLS / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

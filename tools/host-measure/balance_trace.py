@@ -23,11 +23,12 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 import time
+
+import bpftrace_run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NS = 1_000_000_000
@@ -177,21 +178,9 @@ def main() -> int:
         )
         group = make_group(args.quota_us, args.period_us)
         out_path = os.path.join(tmp, "trace.txt")
-        env = dict(os.environ, BPFTRACE_MAP_KEYS_MAX="1000000")
-        with open(out_path, "w") as out:
-            tracer = subprocess.Popen(
-                ["bpftrace", os.path.join(HERE, "balance_trace.bt"), COMM],
-                stdout=out,
-                stderr=subprocess.DEVNULL,
-                env=env,
-            )
-        for _ in range(100):  # until its probes are attached
-            time.sleep(0.1)
-            with open(out_path) as f:
-                if "Attaching" in f.read():
-                    break
-        else:
-            raise RuntimeError("bpftrace did not start")
+        tracer = bpftrace_run.start(
+            [os.path.join(HERE, "balance_trace.bt"), COMM], out_path, map_keys=1_000_000
+        )
         time.sleep(1.0)
         deadline = time.clock_gettime_ns(time.CLOCK_MONOTONIC) + int(0.5 * NS + args.seconds * NS)
         for _ in range(args.burners):
@@ -208,8 +197,7 @@ def main() -> int:
         for p in procs:
             stdout, _ = p.communicate(timeout=args.seconds + 30)
             burners[p.pid] = json.loads(stdout.strip().splitlines()[-1])
-        tracer.send_signal(signal.SIGINT)
-        tracer.wait(timeout=60)
+        bpftrace_run.stop(tracer)
         with open(out_path) as f:
             events = parse(f.read())
         report(events, burners, args.seconds)
@@ -220,9 +208,7 @@ def main() -> int:
             if p.poll() is None:
                 p.kill()
                 p.wait()
-        if tracer is not None and tracer.poll() is None:
-            tracer.kill()
-            tracer.wait()
+        bpftrace_run.end(tracer)
         if group is not None:
             for _ in range(50):
                 try:

@@ -24,10 +24,11 @@ import re
 import shutil
 import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
+
+import bpftrace_run
 
 SCRIPT = r"""
 tracepoint:ipi:ipi_send_cpu /cpu == $1 && args->cpu == $2/ { @sent = nsecs; }
@@ -79,19 +80,8 @@ def measure(src: int, dst: int, wakeups: int, busy: bool, tmp: str) -> list[int]
         f.write(SCRIPT)
     out_path = os.path.join(tmp, "out.txt")
     children: list[int] = []
-    env = dict(os.environ, BPFTRACE_MAP_KEYS_MAX="100000")
-    with open(out_path, "w") as out:
-        tracer = subprocess.Popen(
-            ["bpftrace", script, str(src), str(dst)], stdout=out, stderr=subprocess.DEVNULL, env=env
-        )
+    tracer = bpftrace_run.start([script, str(src), str(dst)], out_path, map_keys=100_000)
     try:
-        for _ in range(100):
-            time.sleep(0.1)
-            with open(out_path) as f:
-                if "Attaching" in f.read():
-                    break
-        else:
-            raise RuntimeError("bpftrace did not start")
         if busy:
             pid = os.fork()
             if pid == 0:
@@ -110,8 +100,7 @@ def measure(src: int, dst: int, wakeups: int, busy: bool, tmp: str) -> list[int]
         os.close(r)
         os.close(w)
         os.waitpid(pid, 0)
-        tracer.send_signal(signal.SIGINT)
-        tracer.wait(timeout=60)
+        bpftrace_run.stop(tracer)
     finally:
         for c in children:
             try:
@@ -119,9 +108,7 @@ def measure(src: int, dst: int, wakeups: int, busy: bool, tmp: str) -> list[int]
                 os.waitpid(c, 0)
             except (ProcessLookupError, ChildProcessError):
                 pass
-        if tracer.poll() is None:
-            tracer.kill()
-            tracer.wait()
+        bpftrace_run.end(tracer)
     with open(out_path) as f:
         return [int(m.group(1)) for m in LAT.finditer(f.read())]
 

@@ -1,0 +1,39 @@
+"""bpftrace for the host-measure tools (balance_trace.py, ipi_latency.py): started with its
+output in a file and waited for until its probes are attached; stopped with SIGINT, which
+makes it print its maps; killed if still running when the tool ends."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+
+
+def start(args: list[str], out_path: str, map_keys: int) -> subprocess.Popen[bytes]:
+    """`bpftrace ARGS`, its output going to out_path, once it has attached its probes."""
+    env = dict(os.environ, BPFTRACE_MAP_KEYS_MAX=str(map_keys))
+    with open(out_path, "w") as out:
+        tracer = subprocess.Popen(
+            ["bpftrace", *args], stdout=out, stderr=subprocess.DEVNULL, env=env
+        )
+    for _ in range(100):
+        time.sleep(0.1)
+        with open(out_path) as f:
+            if "Attaching" in f.read():
+                return tracer
+    end(tracer)
+    raise RuntimeError("bpftrace did not start")
+
+
+def stop(tracer: subprocess.Popen[bytes]) -> None:
+    """SIGINT: bpftrace prints its maps and exits."""
+    tracer.send_signal(signal.SIGINT)
+    tracer.wait(timeout=60)
+
+
+def end(tracer: subprocess.Popen[bytes] | None) -> None:
+    """Kill it if it still runs."""
+    if tracer is not None and tracer.poll() is None:
+        tracer.kill()
+        tracer.wait()
