@@ -84,6 +84,8 @@ json costs_set(const machine_spec& m) {
     for (const auto& [name, value, default_value] : costs)
         if (value != default_value)
             set.push_back(name);
+    if (m.tick_latency != d.tick_latency)
+        set.push_back("tick_latency");
     return set;
 }
 

@@ -88,6 +88,19 @@ inline const std::vector<bad_input> corpus = {
     {"[machine]\ncgroup_version = 3\n[[tasks]]\nname = \"a\"\n", "machine.cgroup_version"},
     {"[machine]\ntick_irq = \"1s\"\n[[tasks]]\nname = \"a\"\n", "machine.tick_irq"},
     {"[machine]\nipi_latency = \"4ms\"\n[[tasks]]\nname = \"a\"\n", "machine.ipi_latency"},
+    {"[machine]\ntick_latency = \"-2us\"\n[[tasks]]\nname = \"a\"\n", "machine.tick_latency"},
+    {"[machine]\ntick_latency = { dist = \"uniform\", low = \"10us\", high = \"4ms\" }\n"
+     "[[tasks]]\nname = \"a\"\n",
+     "machine.tick_latency.high"},
+    {"[machine]\ntick_latency = { dist = \"uniform\", low = \"30us\", high = \"10us\" }\n"
+     "[[tasks]]\nname = \"a\"\n",
+     "machine.tick_latency"},
+    {"[machine]\ntick_latency = { dist = \"exponential\", mean = \"20us\" }\n[[tasks]]\nname = "
+     "\"a\"\n",
+     "machine.tick_latency"},
+    {"[machine]\ntick_latency = { dist = \"uniform\", low = \"10us\" }\n[[tasks]]\nname = "
+     "\"a\"\n",
+     "machine.tick_latency.high"},
     {"[machine]\nidle_exit_latency = \"-1us\"\n[[tasks]]\nname = \"a\"\n",
      "machine.idle_exit_latency"},
     {"[machine]\ntimer_slack = \"-1ns\"\n[[tasks]]\nname = \"a\"\n", "machine.timer_slack"},

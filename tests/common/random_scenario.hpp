@@ -173,7 +173,7 @@ private:
 
     // The wakeup costs, drawn last so that an input's earlier draws stay what they were (the
     // first choice of each, where the bytes run out, is the default): a slack of 0, 1 ns or
-    // beyond a tick (a sleep queued behind the re-armed tick), idle exit and IPI latencies,
+    // beyond a tick (a sleep queued behind the re-armed tick), idle exit, IPI and tick latencies,
     // and now and then a task's own slack.
     void add_wakeup_costs(scenario& sc) {
         static const duration slacks[] = {50'000, 0, 1, 3'000'000};
@@ -182,6 +182,10 @@ private:
         sc.machine.idle_exit_latency_ns = exits[pick(0, 2)];
         static const duration ipis[] = {1'000, 0, 50'000};
         sc.machine.ipi_latency_ns = ipis[pick(0, 2)];
+        static const distribution tick_latencies[] = {{},
+                                                      {distribution::kind::uniform, 10'000, 45'000},
+                                                      {distribution::kind::constant, 500'000, 0}};
+        sc.machine.tick_latency = tick_latencies[pick(0, 2)];
         static const duration own[] = {0, 7'000, 20'000'000};
         for (task_spec& t : sc.tasks)
             if (!rt_policy(t.policy) && pick(0, 3) == 1)

@@ -1,6 +1,7 @@
-"""tools/host-measure/balance_trace.py and ipi_latency.py: what they make of bpftrace's output,
-and what they do without root or bpftrace. The runs on this host need both and skip without
-them; they check what holds on any host, busy or not, not the host's figures."""
+"""tools/host-measure/balance_trace.py, ipi_latency.py and tick_latency.py: what they make
+of bpftrace's output, and what they do without root or bpftrace. The runs on this host need
+both and skip without them; they check what holds on any host, busy or not, not the host's
+figures."""
 
 from __future__ import annotations
 
@@ -52,7 +53,7 @@ def tool(name: str, *args: str, path: str | None = None) -> subprocess.Completed
     )
 
 
-@pytest.mark.parametrize("name", ["balance_trace", "ipi_latency"])
+@pytest.mark.parametrize("name", ["balance_trace", "ipi_latency", "tick_latency"])
 def test_without_bpftrace_the_tools_say_so_and_do_nothing(name: str, tmp_path: Path) -> None:
     done = tool(name, path=str(tmp_path))
     assert done.returncode == 0, done.stderr
@@ -108,6 +109,43 @@ def test_ipi_latencies_are_read_from_the_dump_and_summarised(
     assert lat == [20000, 30000, 25000]
     assert ipi.describe("to a busy CPU", lat) == 25.0
     assert capsys.readouterr().out.startswith("to a busy CPU: 3 IPIs, median 25.0 us")
+
+
+def test_tick_lateness_is_taken_from_the_grid_of_tick_nsec(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    tl = load("tick_latency")
+    # Two CPUs at HZ 250 for 40 ticks: cpu 0 late by 10-29 us, cpu 1 by 20.5 us, so cpu 0 is
+    # first 22 times of 40; the grid starts at an arbitrary multiple of TICK_NSEC.
+    base = 1_000 * 4_000_000
+    dump = "Attaching 1 probe...\n" + "".join(
+        f"@t[{base + k * 4_000_000 + late}, {cpu}]: 1\n"
+        for k in range(40)
+        for cpu, late in ((0, 10_000 + (k % 20) * 1_000), (1, 20_500))
+    )
+    ticks = sorted((int(m.group(1)), int(m.group(2))) for m in tl.TICK.finditer(dump))
+    assert len(ticks) == 80
+    assert tl.tick_nsec(ticks) == 4_000_000
+    late = tl.lateness(ticks, 4_000_000)
+    assert sorted(set(late[1].values())) == [20_500]
+    assert min(late[0].values()) == 10_000 and max(late[0].values()) == 29_000
+    low, high = tl.report(late, 4_000_000)
+    assert 10 <= low < 20 <= high <= 29
+    out = capsys.readouterr().out
+    assert "TICK_NSEC 4000000 (HZ 250)" in out
+    assert "first to tick: cpu 0 22, cpu 1 18" in out
+
+
+@pytest.mark.skipif(not CAN_TRACE, reason="needs root, bpftrace and BTF")
+def test_tick_latency_prints_a_machine_line_on_this_host() -> None:
+    done = tool("tick_latency", "--seconds", "1")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("TICK_NSEC ")
+    assert lines[-2] == "[machine]"
+    assert re.match(
+        r'tick_latency = \{ dist = "uniform", low = "\d+us", high = "\d+us" \}', lines[-1]
+    )
 
 
 @pytest.mark.skipif(not CAN_TRACE, reason="needs root, bpftrace and BTF")

@@ -233,6 +233,9 @@ class ModelProvenance:
     timer_slack: Optional[int] = None
     idle_exit_latency: Optional[int] = None
     ipi_latency: Optional[int] = None
+    # The tick's delivery after its grid point: {"dist": "constant", "value": ns} or
+    # {"dist": "uniform", "low": ns, "high": ns}.
+    tick_latency: Optional[dict[str, Any]] = None
 
 
 @dataclass(frozen=True)

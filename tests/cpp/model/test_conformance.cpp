@@ -575,6 +575,54 @@ TEST_CASE("ipi_latency: a wakeup onto another idle CPU waits for the IPI and its
     }
 }
 
+// Tick latency (a VM's timer injection): the tick hrtimer still expires on the grid
+// (hrtimer_forward()), its handler runs tick_latency later. Two burners share one CPU, so
+// every switch is the tick's: it comes tick_latency + resched_latency after a grid point.
+// A constant latency delays each switch by exactly that; a uniform one by a draw within its
+// bounds, a different one each tick and on each CPU, the same again for the same seed.
+const bool cov_tick_latency = covers("tick_latency", {"tick_latency"}, sampled);
+TEST_CASE("tick_latency: each tick's switch comes that much after its grid point") {
+    const auto switch_offsets = [](const scenario& sc, const std::string& comm) {
+        std::set<duration> offsets;
+        const traced run = run_traced(sc);
+        for (const turn& t : run.turns.at(comm))
+            if (t.after == "b") // not the run's end
+                offsets.insert(t.out % (1 * ms));
+        return offsets;
+    };
+    for (const kernel_version k : sampled) {
+        INFO(k.str());
+        scenario sc = machine(k);
+        sc.tasks = {burner("a"), burner("b")};
+        const duration rl = sc.machine.resched_latency_ns;
+        CHECK(switch_offsets(sc, "a") == std::set<duration>{rl});
+        sc.machine.tick_latency = {distribution::kind::constant, 37 * us, 0};
+        CHECK(switch_offsets(sc, "a") == std::set<duration>{37 * us + rl});
+
+        sc.machine.tick_latency = {distribution::kind::uniform, 10 * us, 30 * us};
+        const std::set<duration> drawn = switch_offsets(sc, "a");
+        CHECK(drawn.size() > 10);
+        CHECK(*drawn.begin() >= 10 * us + rl);
+        CHECK(*drawn.rbegin() <= 30 * us + rl);
+        const repetition_result r = run_one(sc);
+        CHECK(find(r, "a").sum_exec_runtime + find(r, "b").sum_exec_runtime == r.cpus.at(0).busy);
+        require_same(r, run_one(sc));
+
+        // Two CPUs, a pair of burners on each: the CPUs' ticks come at different instants.
+        sc.machine.cpus = 2;
+        sc.tasks = {burner("a"), burner("b"), burner("c"), burner("d")};
+        for (std::size_t i = 0; i < 4; ++i)
+            sc.tasks[i].affinity = {static_cast<int>(i / 2)};
+        const traced two = run_traced(sc);
+        std::size_t apart = 0, together = 0;
+        for (const turn& a : two.turns.at("a"))
+            for (const turn& c : two.turns.at("c"))
+                if (a.after == "b" && c.after == "d" && a.out / ms == c.out / ms)
+                    ++(a.out == c.out ? together : apart);
+        CHECK(apart > 10 * together);
+    }
+}
+
 // IRQ time accounting (update_rq_clock_task): each tick's handler time is left out of
 // rq_clock_task, so a lone burner's runtime is its CPU's busy time less ticks x tick_irq,
 // exactly; without CONFIG_IRQ_TIME_ACCOUNTING it is charged to the task: runtime = busy.
@@ -1603,10 +1651,11 @@ TEST_CASE("every feature and every machine override has a conformance test") {
                                   latency_ns, min_granularity_ns, wakeup_granularity_ns, features,
                                   cpusets, delta_mode, resched_latency_ns, irq_time_accounting,
                                   tick_irq_ns, nohz_idle, timer_slack_ns, idle_exit_latency_ns,
-                                  ipi_latency_ns, cgroup_version, autogroup, shares_to_weight,
-                                  cfs_bandwidth_slice_ns, smt_throughput, sched_rt_runtime,
-                                  sched_rt_period, sched_rr_timeslice, rt_group_sched,
-                                  fair_server_runtime, fair_server_period] = machine_spec{};
+                                  ipi_latency_ns, tick_latency, cgroup_version, autogroup,
+                                  shares_to_weight, cfs_bandwidth_slice_ns, smt_throughput,
+                                  sched_rt_runtime, sched_rt_period, sched_rr_timeslice,
+                                  rt_group_sched, fair_server_runtime, fair_server_period] =
+        machine_spec{};
     struct override_field {
         const char* name;
         std::vector<kernel_version> releases; // where it applies
@@ -1627,6 +1676,7 @@ TEST_CASE("every feature and every machine override has a conformance test") {
         {"timer_slack_ns", sampled},
         {"idle_exit_latency_ns", sampled},
         {"ipi_latency_ns", sampled},
+        {"tick_latency", sampled},
         {"smt_throughput", sampled},
         {"sched_rt_runtime", sampled},
         {"sched_rt_period", sampled},

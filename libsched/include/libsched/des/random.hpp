@@ -62,6 +62,16 @@ inline double deterministic_log(double x) {
     return dk * ln2_hi - ((half_f2 - (product(s, half_f2 + r) + product(dk, ln2_lo))) - f);
 }
 
+// A random (or constant) time in integer nanoseconds.
+struct distribution {
+    enum class kind { constant, uniform, exponential };
+    kind type = kind::constant;
+    std::int64_t a = 0; // constant: the value; uniform: low bound; exponential: the mean
+    std::int64_t b = 0; // uniform: high bound (inclusive)
+
+    bool operator==(const distribution&) const = default;
+};
+
 class random_source {
 public:
     explicit random_source(std::uint64_t seed) : engine_(seed) {}
@@ -92,6 +102,19 @@ public:
     // in [2^-53, 1], so the logarithm's argument is normal. std::llround is exact.
     std::int64_t exponential(double mean) {
         return std::llround(-mean * deterministic_log(1.0 - uniform01()));
+    }
+
+    // A draw from d; a constant takes nothing from the source.
+    std::int64_t draw(const distribution& d) {
+        switch (d.type) {
+        case distribution::kind::uniform:
+            return uniform_int(d.a, d.b);
+        case distribution::kind::exponential:
+            return exponential(static_cast<double>(d.a));
+        case distribution::kind::constant:
+        default:
+            return d.a;
+        }
     }
 
 private:

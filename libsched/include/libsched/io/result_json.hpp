@@ -89,6 +89,19 @@ inline nlohmann::json tunables_json(const sched_tunables& t, kernel_version v) {
     return j;
 }
 
+// A distribution as its TOML table has it, times in ns.
+inline nlohmann::json distribution_json(const distribution& d) {
+    switch (d.type) {
+    case distribution::kind::uniform:
+        return {{"dist", "uniform"}, {"low", d.a}, {"high", d.b}};
+    case distribution::kind::exponential:
+        return {{"dist", "exponential"}, {"mean", d.a}};
+    case distribution::kind::constant:
+    default:
+        return {{"dist", "constant"}, {"value", d.a}};
+    }
+}
+
 inline nlohmann::json provenance_json(const provenance& p) {
     nlohmann::json j = {
         {"source", p.source == result_source::simulated ? "simulated" : "measured"},
@@ -115,6 +128,7 @@ inline nlohmann::json provenance_json(const provenance& p) {
             {"timer_slack", m->timer_slack_ns},
             {"idle_exit_latency", m->idle_exit_latency_ns},
             {"ipi_latency", m->ipi_latency_ns},
+            {"tick_latency", distribution_json(m->tick_latency)},
             {"seed", m->seed},
             {"smt_throughput", optional_json(m->smt_throughput)},
         };

@@ -504,6 +504,9 @@ inline machine_spec read_machine(const toml::node& n, const std::string& field, 
     t.take_into("timer_slack", m.timer_slack_ns, read_duration);
     t.take_into("idle_exit_latency", m.idle_exit_latency_ns, read_duration);
     t.take_into("ipi_latency", m.ipi_latency_ns, read_duration);
+    t.take_into("tick_latency", m.tick_latency, [&log](const toml::node& d, const std::string& f) {
+        return read_distribution(d, f, log);
+    });
     t.take_into("cgroup_version", m.cgroup_version, read_int);
     t.take_into("autogroup", m.autogroup, read_bool);
     t.take_into("sched_rt_runtime", m.sched_rt_runtime, read_rt_runtime);

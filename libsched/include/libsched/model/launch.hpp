@@ -21,11 +21,11 @@ inline std::vector<std::vector<sim_time>> fork_times(const scenario& sc, des::ra
         if (!spec.after.empty())
             for (std::size_t p = 0; p < e; ++p)
                 if (sc.tasks[p].name == spec.after && !forks[p].empty())
-                    at = forks[p].back() + draw(spec.stagger, rng);
+                    at = forks[p].back() + rng.draw(spec.stagger);
         for (int i = 0; i < spec.count; ++i) {
             // Past the end an instance never starts, nor do the later ones: the clock stops
             // growing there, so count x gap never overflows (each gap is at most a run).
-            const duration gap = i > 0 ? draw(spec.stagger, rng) : 0;
+            const duration gap = i > 0 ? rng.draw(spec.stagger) : 0;
             if (at <= sc.length)
                 at += gap;
             forks[e].push_back(at);

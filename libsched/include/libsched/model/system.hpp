@@ -23,8 +23,8 @@
 namespace libsched {
 
 inline machine_costs costs_of(const machine_spec& m) {
-    return {m.resched_latency_ns, m.tick_irq_ns,          m.irq_time_accounting,
-            m.nohz_idle,          m.idle_exit_latency_ns, m.ipi_latency_ns};
+    return {m.resched_latency_ns,   m.tick_irq_ns,    m.irq_time_accounting, m.nohz_idle,
+            m.idle_exit_latency_ns, m.ipi_latency_ns, m.tick_latency};
 }
 
 class system final {

@@ -28,18 +28,6 @@ namespace libsched {
 
 inline constexpr duration unlimited = std::numeric_limits<duration>::max();
 
-inline duration draw(const distribution& d, des::random_source& rng) {
-    switch (d.type) {
-    case distribution::kind::uniform:
-        return rng.uniform_int(d.a, d.b);
-    case distribution::kind::exponential:
-        return rng.exponential(static_cast<double>(d.a));
-    case distribution::kind::constant:
-    default:
-        return d.a;
-    }
-}
-
 // A task's behaviour: the length of each CPU burst and of the sleep after it.
 class behaviour {
 public:
@@ -54,7 +42,7 @@ public:
         case behaviour_spec::kind::periodic:
             return std::max<duration>(spec_.run, 1);
         case behaviour_spec::kind::random:
-            return std::max<duration>(draw(spec_.run_dist, rng), 1);
+            return std::max<duration>(rng.draw(spec_.run_dist), 1);
         case behaviour_spec::kind::burner:
         default:
             return unlimited;
@@ -71,7 +59,7 @@ public:
         case behaviour_spec::kind::periodic:
             return spec_.sleep;
         case behaviour_spec::kind::random:
-            return std::max<duration>(draw(spec_.sleep_dist, rng), 0);
+            return std::max<duration>(rng.draw(spec_.sleep_dist), 0);
         case behaviour_spec::kind::burner:
         case behaviour_spec::kind::steps:
         default:
@@ -524,7 +512,7 @@ private:
         const name_slot& n = s.slots[s.phase][s.step];
         switch (st.type) {
         case kind::run:
-            pg.budget = std::max<duration>(draw(st.time, sim_.rng()), 1);
+            pg.budget = std::max<duration>(sim_.rng().draw(st.time), 1);
             arm_burst(pg);
             return step_outcome::waits;
         case kind::runtime:
@@ -533,7 +521,7 @@ private:
             arm_burst(pg);
             return step_outcome::waits;
         case kind::sleep: {
-            const duration d = std::max<duration>(draw(st.time, sim_.rng()), 0);
+            const duration d = std::max<duration>(sim_.rng().draw(st.time), 0);
             if (d == 0)
                 return step_outcome::done;
             block(pg, d);

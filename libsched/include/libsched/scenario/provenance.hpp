@@ -24,6 +24,7 @@ struct model_settings {
     duration timer_slack_ns = 0;
     duration idle_exit_latency_ns = 0;
     duration ipi_latency_ns = 0;
+    distribution tick_latency{};
     std::uint64_t seed = 0;               // of the first repetition; repetition i uses seed + i
     std::optional<double> smt_throughput; // the assumed SMT throughput, if modelled
 };
@@ -68,8 +69,9 @@ inline provenance simulated_provenance(const scenario& sc, const fair_params& pa
     p.irq_time_accounting = m.irq_time_accounting;
     p.nohz_idle = m.nohz_idle;
     p.model = model_settings{
-        params.delta_mode,      m.resched_latency_ns, m.tick_irq_ns, m.timer_slack_ns,
-        m.idle_exit_latency_ns, m.ipi_latency_ns,     seed,          m.smt_throughput};
+        params.delta_mode,      m.resched_latency_ns, m.tick_irq_ns,  m.timer_slack_ns,
+        m.idle_exit_latency_ns, m.ipi_latency_ns,     m.tick_latency, seed,
+        m.smt_throughput};
     return p;
 }
 

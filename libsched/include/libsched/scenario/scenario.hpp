@@ -2,6 +2,7 @@
 // A scenario: the machine, the tasks and how to measure. Plain data; io/ reads it from
 // TOML, model/ runs it. All times are integer nanoseconds.
 #include <cstdint>
+#include <libsched/des/random.hpp>
 #include <libsched/scenario/container_cpu.hpp>
 #include <libsched/sched/calc_delta.hpp>
 #include <libsched/sched/kernel_version.hpp>
@@ -16,12 +17,7 @@
 namespace libsched {
 
 // A random (or constant) duration drawn from the simulator's seeded source.
-struct distribution {
-    enum class kind { constant, uniform, exponential };
-    kind type = kind::constant;
-    duration a = 0; // constant: the value; uniform: low bound; exponential: the mean
-    duration b = 0; // uniform: high bound (inclusive)
-};
+using des::distribution;
 
 // One event of a program of steps (rt-app's events).
 struct step_spec {
@@ -205,6 +201,10 @@ struct machine_spec {
     // The time an IPI takes from its sender to the handler on the target CPU: a wakeup
     // onto another CPU, the NOHZ balance kick.
     duration ipi_latency_ns = 1'000;
+    // The time from the tick hrtimer's expiry, a point of the tick grid, to its handler,
+    // drawn for each tick of each CPU: in a VM the host's timer injection. 0 on bare metal
+    // to within a microsecond, when every CPU's tick comes at the same instant.
+    distribution tick_latency{};
     // The cgroup hierarchy mounted for the cpu controller: 1 (cpu.shares, cpu.cfs_*) or 2
     // (cpu.weight, cpu.max); it decides which [[cgroups]] keys apply.
     int cgroup_version = 2;

@@ -219,13 +219,32 @@ inline void check_machine(const machine_spec& m, const valid_bases& b, validatio
             v, "machine.cfs_bandwidth_slice",
             format_duration(m.cfs_bandwidth_slice_ns) +
                 " is not a whole number of microseconds from 1us (sched_cfs_bandwidth_slice_us)");
-    // Both happen within one tick period, or the tick would never leave time to run.
-    const std::array<std::pair<const char*, duration>, 4> within_tick = {{
+    // Each happens within one tick period, or the tick would never leave time to run; a
+    // tick's handler comes before the next tick's expiry.
+    std::vector<std::pair<std::string, duration>> within_tick = {
         {"machine.resched_latency", m.resched_latency_ns},
         {"machine.tick_irq", m.tick_irq_ns},
         {"machine.idle_exit_latency", m.idle_exit_latency_ns},
         {"machine.ipi_latency", m.ipi_latency_ns},
-    }};
+    };
+    const distribution& tl = m.tick_latency;
+    switch (tl.type) {
+    case distribution::kind::constant:
+        within_tick.emplace_back("machine.tick_latency", tl.a);
+        break;
+    case distribution::kind::uniform:
+        within_tick.emplace_back("machine.tick_latency.low", tl.a);
+        within_tick.emplace_back("machine.tick_latency.high", tl.b);
+        if (tl.a > tl.b)
+            reject(v, "machine.tick_latency",
+                   "low " + format_duration(tl.a) + " is above high " + format_duration(tl.b));
+        break;
+    case distribution::kind::exponential:
+        reject(v, "machine.tick_latency",
+               "an exponential has no bound, and a tick's handler must come before the next "
+               "tick: use a constant or a uniform");
+        break;
+    }
     for (const auto& [field, value] : within_tick) {
         if (value < 0) {
             reject(v, field, format_duration(value) + " is negative");

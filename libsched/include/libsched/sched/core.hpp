@@ -31,6 +31,9 @@ struct machine_costs {
     bool nohz_idle = true;              // CONFIG_NO_HZ_IDLE
     duration idle_exit_latency = 1'000; // an interrupt finding the CPU idle -> its handler
     duration ipi_latency = 1'000;       // an IPI's sending -> its handler on the target
+    // The tick's hrtimer expiry -> its interrupt's handler, drawn for each tick of each CPU
+    // (a VM's timer injection); below one tick.
+    des::distribution tick_latency{};
 };
 
 // What runs above the scheduler (the tasks' programs), told when a task gets or loses a
@@ -195,7 +198,7 @@ public:
     // Every CPU's tick starts at the first tick period.
     void start() {
         for (auto& c : cpus_)
-            c->tick.start(params().tun.tick_nsec);
+            arm_tick(*c, params().tun.tick_nsec);
     }
 
     // sched_fork(): a new task joins its policy's class on `cpu` (__set_task_cpu(), no
@@ -310,7 +313,10 @@ public:
     // tick, HRTICK, the fair server's dl_timer), or max() if none.
     sim_time next_cpu_timer(int cpu, sim_time after) const {
         const cpu_state& c = *cpus_[static_cast<std::size_t>(cpu)];
-        return std::min(expiry_after(c.tick, after), next_hrtimer(c, after));
+        const sim_time tick = c.tick.active() && c.tick_expiry > after
+                                  ? c.tick_expiry
+                                  : std::numeric_limits<sim_time>::max();
+        return std::min(tick, next_hrtimer(c, after));
     }
 
     const machine_costs& costs() const { return costs_; }
@@ -790,6 +796,7 @@ private:
         duration busy = 0;                 // wall time tasks ran, up to last_change
         duration busy_irq = 0;             // IRQ time taken out of the tasks' clock while busy
         sim_time last_change = 0;
+        sim_time tick_expiry = 0;  // the tick hrtimer's expiry, a point of the tick grid
         bool tick_stopped = false; // NOHZ idle
         bool in_dl_timer = false;  // the dl_timer's callback runs
         bool fair_queued = false;  // fair tasks queued when the fair server last looked
@@ -963,7 +970,7 @@ private:
         } else if (stop_idle_tick(r)) {
             return false;
         }
-        c.tick.start_in(params().tun.tick_nsec);
+        arm_tick(c, c.tick_expiry + params().tun.tick_nsec);
         return !idle && costs_.tick_irq > 0;
     }
 
@@ -1001,7 +1008,14 @@ private:
             return;
         c.tick_stopped = false;
         const duration tick = params().tun.tick_nsec;
-        c.tick.start((now() / tick + 1) * tick);
+        arm_tick(c, (now() / tick + 1) * tick);
+    }
+
+    // The tick hrtimer expires at a point of the grid (hrtimer_forward() keeps it there);
+    // its handler runs tick_latency later.
+    void arm_tick(cpu_state& c, sim_time expiry) {
+        c.tick_expiry = expiry;
+        c.tick.start(expiry + sim_.rng().draw(costs_.tick_latency));
     }
 
     void hrtick_clear(rq& r) {

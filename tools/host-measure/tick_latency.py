@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""Measure how late each CPU's tick handler runs after the tick's grid point on this host,
+and print the `[machine]` line libsched takes it as (docs/scenario-format.md:
+`tick_latency`; docs/validation.md, cases 6a/6b).
+
+    sudo python3 tools/host-measure/tick_latency.py [--seconds 5]
+
+A busy loop pinned to each CPU keeps every tick running (no NOHZ idle). bpftrace records,
+at `timer:hrtimer_expire_entry` of the tick's handler (`tick_nohz_handler`, 6.8+, or
+`tick_sched_timer`, found in /proc/kallsyms), the time the interrupt read on entry. The
+tick hrtimer expires on the grid of multiples of TICK_NSEC (`tick_init_jiffy_update()`
+aligns it; `hrtimer_forward()` keeps it there), so that time modulo TICK_NSEC is the
+handler's lateness. TICK_NSEC is the median gap between one CPU's ticks. The line printed
+is a uniform distribution over the 5th to 95th percentile of all CPUs' lateness; how often
+each CPU's tick comes first shows whether the CPUs' delays are independent. On a virtual
+machine the lateness is the host's timer injection. Needs root and bpftrace; without them
+it says which and exits 0. Every process it starts is stopped before it returns.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import signal
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+
+import bpftrace_run
+
+SCRIPT = r"""
+tracepoint:timer:hrtimer_expire_entry /(uint64)args->function == HANDLER/ {
+  @t[(uint64)args->now, cpu] = 1;
+}
+"""
+TICK = re.compile(r"@t\[(\d+), (\d+)\]: 1")
+HANDLERS = ("tick_nohz_handler", "tick_sched_timer")
+
+
+def handler_address() -> int | None:
+    """The tick handler's address, from /proc/kallsyms (readable as root)."""
+    found: dict[str, int] = {}
+    with open("/proc/kallsyms") as f:
+        for line in f:
+            addr, _, name = line.split()[:3]
+            if name in HANDLERS:
+                found[name] = int(addr, 16)
+    for name in HANDLERS:
+        if found.get(name):
+            return found[name]
+    return None
+
+
+def missing() -> str | None:
+    if os.geteuid() != 0:
+        return "needs root"
+    if shutil.which("bpftrace") is None:
+        return "needs bpftrace"
+    if len(os.sched_getaffinity(0)) < 2:
+        return "needs two CPUs to run on"
+    if handler_address() is None:
+        return "needs the tick handler in /proc/kallsyms"
+    return None
+
+
+def spinner(cpu: int) -> None:
+    os.sched_setaffinity(0, {cpu})
+    while True:
+        pass
+
+
+def measure(seconds: float, tmp: str) -> list[tuple[int, int]]:
+    """(time read on entry, CPU) of every tick handler during the run."""
+    script = os.path.join(tmp, "tick.bt")
+    with open(script, "w") as f:
+        # A literal: bpftrace reads a positional parameter as a signed 64-bit number.
+        f.write(SCRIPT.replace("HANDLER", hex(handler_address() or 0)))
+    out_path = os.path.join(tmp, "out.txt")
+    children: list[int] = []
+    tracer = bpftrace_run.start([script], out_path, map_keys=200_000)
+    try:
+        for cpu in sorted(os.sched_getaffinity(0)):
+            pid = os.fork()
+            if pid == 0:
+                spinner(cpu)
+            children.append(pid)
+        time.sleep(seconds)
+        bpftrace_run.stop(tracer)
+    finally:
+        for c in children:
+            try:
+                os.kill(c, signal.SIGKILL)
+                os.waitpid(c, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
+        bpftrace_run.end(tracer)
+    with open(out_path) as f:
+        return sorted((int(m.group(1)), int(m.group(2))) for m in TICK.finditer(f.read()))
+
+
+def tick_nsec(ticks: list[tuple[int, int]]) -> int:
+    """The median gap between one CPU's successive ticks, as the nearest TICK_NSEC."""
+    last: dict[int, int] = {}
+    gaps = []
+    for t, cpu in ticks:
+        if cpu in last:
+            gaps.append(t - last[cpu])
+        last[cpu] = t
+    gap = statistics.median(gaps)
+    return min(
+        ((10**9 + hz // 2) // hz for hz in (100, 250, 300, 1000)), key=lambda n: abs(n - gap)
+    )
+
+
+def lateness(ticks: list[tuple[int, int]], period: int) -> dict[int, dict[int, int]]:
+    """Per CPU, per grid point, the handler's lateness (ns)."""
+    late: dict[int, dict[int, int]] = defaultdict(dict)
+    for t, cpu in ticks:
+        late[cpu][t // period] = t % period
+    return late
+
+
+def report(late: dict[int, dict[int, int]], period: int) -> tuple[float, float] | None:
+    """Print each CPU's figures and which CPU's tick comes first; the 5th and 95th
+    percentiles (us) of all."""
+    every = sorted(x / 1000 for per in late.values() for x in per.values())
+    if len(every) < 20:
+        print("tick_latency: too few ticks seen")
+        return None
+    print(f"TICK_NSEC {period} (HZ {round(10**9 / period)})")
+    for cpu in sorted(late):
+        us = sorted(x / 1000 for x in late[cpu].values())
+        q = statistics.quantiles(us, n=20)
+        print(
+            f"cpu {cpu}: {len(us)} ticks, lateness p5 {q[0]:.1f} us, median "
+            f"{statistics.median(us):.1f}, p95 {q[18]:.1f}, max {us[-1]:.1f}"
+        )
+    cpus = sorted(late)
+    first: dict[int, int] = defaultdict(int)
+    for k in set.intersection(*(set(late[c]) for c in cpus)):
+        first[min(cpus, key=lambda c: late[c][k])] += 1
+    print("first to tick: " + ", ".join(f"cpu {c} {first[c]}" for c in cpus))
+    q = statistics.quantiles(every, n=20)
+    return q[0], q[18]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seconds", type=float, default=5.0)
+    args = ap.parse_args()
+    why = missing()
+    if why:
+        print(f"tick_latency: {why}; nothing done")
+        return 0
+    tmp = tempfile.mkdtemp(prefix="libsched-tick-")
+    try:
+        ticks = measure(args.seconds, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if len(ticks) < 20:
+        print("tick_latency: too few ticks seen")
+        return 0
+    period = tick_nsec(ticks)
+    bounds = report(lateness(ticks, period), period)
+    if bounds is not None:
+        low, high = bounds
+        print("[machine]")
+        print(
+            f'tick_latency = {{ dist = "uniform", low = "{round(low)}us", '
+            f'high = "{round(high)}us" }}  # 5th to 95th percentile'
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
