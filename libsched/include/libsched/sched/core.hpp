@@ -8,6 +8,7 @@
 #include <libsched/sched/deadline.hpp>
 #include <libsched/sched/fair.hpp>
 #include <libsched/sched/idle.hpp>
+#include <libsched/sched/jiffies.hpp>
 #include <libsched/sched/load_balance.hpp>
 #include <libsched/sched/rt.hpp>
 #include <libsched/sched/stop.hpp>
@@ -77,7 +78,8 @@ public:
     basic_core(des::simulator& sim, const fair_params& params, const machine_costs& costs,
                const cpu_topology& topo, Hooks& hooks, trace_sink trace = {})
         : sim_(sim), costs_(costs), hooks_(hooks), trace_(std::move(trace)), fair_(params),
-          stop_(topo.nr_cpus()), rt_period_timer_(sim, tick_order, {this, 0}) {
+          stop_(topo.nr_cpus()), rt_period_timer_(sim, tick_order, {this, 0}),
+          jiffies_(params.tun.tick_nsec) {
         std::vector<rq*> rqs;
         for (int c = 0; c < topo.nr_cpus(); ++c) {
             auto cs = std::make_unique<cpu_state>(sim, c, this, params);
@@ -96,8 +98,9 @@ public:
         rt_ = std::make_unique<rt_sched_class>(params, rqs, static_cast<rt_ops&>(*this));
         if (topo.nr_cpus() > 1) {
             lb_ = std::make_unique<load_balancer>(topo, params, rqs,
-                                                  static_cast<balance_ops&>(*this));
-            placement_ = std::make_unique<select_task_rq_fair>(params, lb_->domains(), rqs, sim);
+                                                  static_cast<balance_ops&>(*this), jiffies_);
+            placement_ =
+                std::make_unique<select_task_rq_fair>(params, lb_->domains(), rqs, sim, jiffies_);
             fair_.set_placement(placement_.get());
             rt_->set_domains(&lb_->domains());
         }
@@ -556,6 +559,7 @@ private:
     void on_ilb(std::uint64_t cpu) {
         rq& r = cpu_rq(static_cast<int>(cpu));
         update_rq_clock(r);
+        jiffies_.update(now()); // the IPI found the tick stopped
         lb_->nohz_idle_balance(r, now());
     }
 
@@ -950,6 +954,8 @@ private:
     // time at the interrupt's exit (on_tick() says when that is).
     bool sched_tick(rq& r) {
         cpu_state& c = cpu_of(r);
+        if (timekeeper_ < 0) // tick_sched_do_timer(): the first CPU to tick takes the duty
+            timekeeper_ = r.cpu;
         update_rq_clock(r);
         task& curr = *r.curr;
         const bool idle = is_idle_task(r, curr);
@@ -989,6 +995,10 @@ private:
             return false;
         c.tick.cancel();
         c.tick_stopped = true;
+        if (timekeeper_ == r.cpu) { // tick_nohz_stop_tick() drops the duty
+            timekeeper_ = -1;
+            jiffies_.timekeeper_dropped();
+        }
         if (lb_)
             lb_->nohz_balance_enter_idle(r, now());
         return true;
@@ -1007,15 +1017,19 @@ private:
         if (!c.tick_stopped)
             return;
         c.tick_stopped = false;
+        jiffies_.update(now()); // tick_nohz_idle_exit()
         const duration tick = params().tun.tick_nsec;
         arm_tick(c, (now() / tick + 1) * tick);
     }
 
     // The tick hrtimer expires at a point of the grid (hrtimer_forward() keeps it there);
-    // its handler runs tick_latency later.
+    // its handler runs tick_latency later, and the timekeeper's advances jiffies there.
     void arm_tick(cpu_state& c, sim_time expiry) {
         c.tick_expiry = expiry;
-        c.tick.start(expiry + sim_.rng().draw(costs_.tick_latency));
+        const sim_time at = expiry + sim_.rng().draw(costs_.tick_latency);
+        c.tick.start(at);
+        if (timekeeper_ == c.runqueue.cpu)
+            jiffies_.timekeeper_armed(expiry, at);
     }
 
     void hrtick_clear(rq& r) {
@@ -1074,6 +1088,8 @@ private:
     std::vector<std::unique_ptr<cpu_state>> cpus_;
     std::vector<std::unique_ptr<task_group>> groups_; // the root first, parents before children
     std::vector<std::unique_ptr<cfs_bandwidth>> bandwidths_; // of the groups that had a quota
+    jiffies_clock jiffies_;
+    int timekeeper_ = 0; // tick_do_timer_cpu: the boot CPU; -1 (none) once its tick stops
     std::unique_ptr<load_balancer> lb_;
     std::unique_ptr<select_task_rq_fair> placement_;
 };

@@ -9,6 +9,7 @@
 #include <libsched/sched/balance_counters.hpp>
 #include <libsched/sched/balance_stats.hpp>
 #include <libsched/sched/fair.hpp>
+#include <libsched/sched/jiffies.hpp>
 #include <libsched/sched/sched_domain.hpp>
 #include <limits>
 #include <vector>
@@ -33,8 +34,8 @@ protected:
 class load_balancer {
 public:
     load_balancer(const cpu_topology& topo, const fair_params& params, std::vector<rq*> rqs,
-                  balance_ops& ops)
-        : p_(params), sd_(topo, params.version), rqs_(std::move(rqs)), ops_(ops),
+                  balance_ops& ops, const jiffies_clock& jiffies)
+        : p_(params), sd_(topo, params.version), rqs_(std::move(rqs)), ops_(ops), jiffies_(jiffies),
           counters_(rqs_.size()),
           max_interval_(static_cast<u64>(params.tun.hz) * static_cast<u64>(rqs_.size()) / 10) {
         for (rq* r : rqs_)
@@ -54,7 +55,7 @@ public:
         return counters_[static_cast<std::size_t>(cpu)];
     }
     rq& cpu_rq(int cpu) const { return *rqs_[static_cast<std::size_t>(cpu)]; }
-    u64 jiffies(sim_time now) const { return p_.tun.jiffies(now); }
+    u64 jiffies(sim_time now) const { return jiffies_.read(now); }
 
     // ---- from the tick ----
 
@@ -863,6 +864,7 @@ private:
     sched_domains sd_;
     std::vector<rq*> rqs_;
     balance_ops& ops_;
+    const jiffies_clock& jiffies_;
     std::vector<balance_counters> counters_;
     u64 max_interval_;
     bool overloaded_ = false;

@@ -4,6 +4,7 @@
 // the fast path (wake_affine(), then select_idle_sibling() in the target's LLC).
 #include <libsched/des/simulator.hpp>
 #include <libsched/sched/balance_stats.hpp>
+#include <libsched/sched/jiffies.hpp>
 #include <libsched/sched/sched_domain.hpp>
 #include <limits>
 #include <vector>
@@ -13,8 +14,8 @@ namespace libsched {
 class select_task_rq_fair {
 public:
     select_task_rq_fair(const fair_params& params, sched_domains& sd, std::vector<rq*> rqs,
-                        const des::simulator& sim)
-        : p_(params), sd_(sd), rqs_(std::move(rqs)), sim_(sim) {}
+                        const des::simulator& sim, const jiffies_clock& jiffies)
+        : p_(params), sd_(sd), rqs_(std::move(rqs)), sim_(sim), jiffies_(jiffies) {}
 
     // select_task_rq_fair(p, prev_cpu, wake_flags) run on this_cpu (the waker's or the
     // forking parent's CPU), whose running task is `current`: the waker, or the task a
@@ -61,7 +62,7 @@ private:
     // record_wakee(): the waker's flips count each change of wakee; they are halved once
     // a second has passed since the last halving (time_after(jiffies, ts + HZ)).
     void record_wakee(task& current, const task& p) const {
-        const u64 jiffies = p_.tun.jiffies(sim_.now());
+        const u64 jiffies = jiffies_.read(sim_.now());
         if (jiffies > current.wakee_flip_decay_ts + static_cast<u64>(p_.tun.hz)) {
             current.wakee_flips >>= 1;
             current.wakee_flip_decay_ts = jiffies;
@@ -366,6 +367,7 @@ private:
     sched_domains& sd_;
     std::vector<rq*> rqs_;
     const des::simulator& sim_;
+    const jiffies_clock& jiffies_;
     std::vector<bool> skipped_; // select_idle_cpu()'s busy cores, kept to spare an allocation
 };
 

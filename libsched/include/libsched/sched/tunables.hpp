@@ -71,9 +71,6 @@ struct sched_tunables {
     // CFS bandwidth control: the runtime a CPU's queue takes from its group's pool at a
     // time (sysctl_sched_cfs_bandwidth_slice, 5000 us).
     duration cfs_bandwidth_slice = 5'000'000;
-
-    // jiffies at `now`: the ticks since boot (the model's boot is time 0).
-    u64 jiffies(sim_time now) const { return static_cast<u64>(now / tick_nsec); }
 };
 
 // RR_TIMESLICE (include/linux/sched/rt.h): 100 ms in jiffies.
