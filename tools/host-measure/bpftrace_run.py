@@ -32,6 +32,16 @@ def stop(tracer: subprocess.Popen[bytes]) -> None:
     tracer.wait(timeout=60)
 
 
+def reap(children: list[int]) -> None:
+    """Kill the tool's forked children and wait for them."""
+    for c in children:
+        try:
+            os.kill(c, signal.SIGKILL)
+            os.waitpid(c, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+
+
 def end(tracer: subprocess.Popen[bytes] | None) -> None:
     """Kill it if it still runs."""
     if tracer is not None and tracer.poll() is None:

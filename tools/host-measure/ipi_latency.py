@@ -22,7 +22,6 @@ import argparse
 import os
 import re
 import shutil
-import signal
 import statistics
 import sys
 import tempfile
@@ -102,12 +101,7 @@ def measure(src: int, dst: int, wakeups: int, busy: bool, tmp: str) -> list[int]
         os.waitpid(pid, 0)
         bpftrace_run.stop(tracer)
     finally:
-        for c in children:
-            try:
-                os.kill(c, signal.SIGKILL)
-                os.waitpid(c, 0)
-            except (ProcessLookupError, ChildProcessError):
-                pass
+        bpftrace_run.reap(children)
         bpftrace_run.end(tracer)
     with open(out_path) as f:
         return [int(m.group(1)) for m in LAT.finditer(f.read())]

@@ -23,7 +23,6 @@ import argparse
 import os
 import re
 import shutil
-import signal
 import statistics
 import sys
 import tempfile
@@ -55,14 +54,14 @@ def handler_address() -> int | None:
     return None
 
 
-def missing() -> str | None:
+def missing(handler: int | None) -> str | None:
     if os.geteuid() != 0:
         return "needs root"
     if shutil.which("bpftrace") is None:
         return "needs bpftrace"
     if len(os.sched_getaffinity(0)) < 2:
         return "needs two CPUs to run on"
-    if handler_address() is None:
+    if handler is None:
         return "needs the tick handler in /proc/kallsyms"
     return None
 
@@ -73,12 +72,12 @@ def spinner(cpu: int) -> None:
         pass
 
 
-def measure(seconds: float, tmp: str) -> list[tuple[int, int]]:
+def measure(seconds: float, handler: int, tmp: str) -> list[tuple[int, int]]:
     """(time read on entry, CPU) of every tick handler during the run."""
     script = os.path.join(tmp, "tick.bt")
     with open(script, "w") as f:
         # A literal: bpftrace reads a positional parameter as a signed 64-bit number.
-        f.write(SCRIPT.replace("HANDLER", hex(handler_address() or 0)))
+        f.write(SCRIPT.replace("HANDLER", hex(handler)))
     out_path = os.path.join(tmp, "out.txt")
     children: list[int] = []
     tracer = bpftrace_run.start([script], out_path, map_keys=200_000)
@@ -91,12 +90,7 @@ def measure(seconds: float, tmp: str) -> list[tuple[int, int]]:
         time.sleep(seconds)
         bpftrace_run.stop(tracer)
     finally:
-        for c in children:
-            try:
-                os.kill(c, signal.SIGKILL)
-                os.waitpid(c, 0)
-            except (ProcessLookupError, ChildProcessError):
-                pass
+        bpftrace_run.reap(children)
         bpftrace_run.end(tracer)
     with open(out_path) as f:
         return sorted((int(m.group(1)), int(m.group(2))) for m in TICK.finditer(f.read()))
@@ -124,13 +118,10 @@ def lateness(ticks: list[tuple[int, int]], period: int) -> dict[int, dict[int, i
     return late
 
 
-def report(late: dict[int, dict[int, int]], period: int) -> tuple[float, float] | None:
+def report(late: dict[int, dict[int, int]], period: int) -> tuple[float, float]:
     """Print each CPU's figures and which CPU's tick comes first; the 5th and 95th
     percentiles (us) of all."""
     every = sorted(x / 1000 for per in late.values() for x in per.values())
-    if len(every) < 20:
-        print("tick_latency: too few ticks seen")
-        return None
     print(f"TICK_NSEC {period} (HZ {round(10**9 / period)})")
     for cpu in sorted(late):
         us = sorted(x / 1000 for x in late[cpu].values())
@@ -152,27 +143,26 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=float, default=5.0)
     args = ap.parse_args()
-    why = missing()
-    if why:
+    handler = handler_address()  # 0 addresses, so None, without root
+    why = missing(handler)
+    if why or handler is None:
         print(f"tick_latency: {why}; nothing done")
         return 0
     tmp = tempfile.mkdtemp(prefix="libsched-tick-")
     try:
-        ticks = measure(args.seconds, tmp)
+        ticks = measure(args.seconds, handler, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if len(ticks) < 20:
         print("tick_latency: too few ticks seen")
         return 0
     period = tick_nsec(ticks)
-    bounds = report(lateness(ticks, period), period)
-    if bounds is not None:
-        low, high = bounds
-        print("[machine]")
-        print(
-            f'tick_latency = {{ dist = "uniform", low = "{round(low)}us", '
-            f'high = "{round(high)}us" }}  # 5th to 95th percentile'
-        )
+    low, high = report(lateness(ticks, period), period)
+    print("[machine]")
+    print(
+        f'tick_latency = {{ dist = "uniform", low = "{round(low)}us", '
+        f'high = "{round(high)}us" }}  # 5th to 95th percentile'
+    )
     return 0
 
 
