@@ -1,6 +1,7 @@
-"""bpftrace for the host-measure tools (balance_trace.py, ipi_latency.py): started with its
-output in a file and waited for until its probes are attached; stopped with SIGINT, which
-makes it print its maps; killed if still running when the tool ends."""
+"""bpftrace for the host-measure tools (balance_trace.py, ipi_latency.py, tick_latency.py):
+started with its output in a file and waited for until its probes are attached; stopped with
+SIGINT, which makes it print its maps; killed if still running when the tool ends; the
+tools' forked children reaped."""
 
 from __future__ import annotations
 
