@@ -178,7 +178,8 @@ def test_document_has_the_keys_of_a_simulated_one(tmp_path: Path) -> None:
 def measuring(scenario: Path) -> subprocess.Popen[str]:
     """A child measuring ``scenario``, once its two workers exist (at most 10 s)."""
     script = (
-        "import libsched, warnings; warnings.simplefilter('ignore'); "
+        "import faulthandler, libsched, signal, warnings; warnings.simplefilter('ignore'); "
+        "faulthandler.register(signal.SIGUSR1); "
         f"libsched.measure({str(scenario)!r})"
     )
     child = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True)
@@ -186,6 +187,40 @@ def measuring(scenario: Path) -> subprocess.Popen[str]:
     while time.monotonic() < deadline and len(leftovers()[0]) < 2:
         time.sleep(0.05)
     return child
+
+
+def finished(child: subprocess.Popen[str], timeout: float = 10) -> str:
+    """The stderr of a measuring child that was signalled to stop, once it has exited. One
+    still running after ``timeout`` fails the test with where it waits (its Python stack,
+    which faulthandler prints on SIGUSR1, and its kernel wait channel), and what it left
+    behind is removed, so that the next test starts clean."""
+    try:
+        return child.communicate(timeout=timeout)[1]
+    except subprocess.TimeoutExpired:
+        try:
+            wchan = Path(f"/proc/{child.pid}/wchan").read_text()
+        except OSError:
+            wchan = "?"
+        child.send_signal(signal.SIGUSR1)
+        time.sleep(0.5)
+        child.kill()
+        err = child.communicate()[1]
+        pids, groups = leftovers()
+        for pid in pids:
+            os.kill(pid, signal.SIGKILL)
+        for group in groups:
+            top = os.path.join(HOST.cgroup.path, group) if HOST.cgroup else group
+            for path, _, _ in sorted(os.walk(top), key=lambda w: -len(w[0])):
+                for _ in range(50):  # EBUSY while the killed workers exit
+                    try:
+                        os.rmdir(path)
+                        break
+                    except OSError:
+                        time.sleep(0.02)
+        pytest.fail(
+            f"the measuring child had not exited {timeout} s after the signal; it waited in "
+            f"{wchan!r}, left {len(pids)} workers and {groups} cgroups; its stderr:\n{err}"
+        )
 
 
 def test_interrupt_leaves_nothing_behind(tmp_path: Path) -> None:
@@ -197,7 +232,7 @@ def test_interrupt_leaves_nothing_behind(tmp_path: Path) -> None:
         pids, groups = leftovers()
         assert len(pids) == 2 and len(groups) == 1, (pids, groups)
         child.send_signal(signal.SIGINT)
-        _, err = child.communicate(timeout=10)
+        err = finished(child)
     finally:
         child.kill()
         child.wait()
@@ -212,7 +247,7 @@ def test_sigterm_cleans_up_too(tmp_path: Path) -> None:
     child = measuring(scenario)
     try:
         child.send_signal(signal.SIGTERM)
-        child.communicate(timeout=10)
+        finished(child)
     finally:
         child.kill()
         child.wait()
