@@ -1,4 +1,5 @@
-"""bpftrace for the host-measure tools (balance_trace.py, ipi_latency.py, tick_latency.py):
+"""bpftrace for the host-measure tools (balance_trace.py, ipi_latency.py, tick_latency.py,
+timer_wakeup.py):
 started with its output in a file and waited for until its probes are attached; stopped with
 SIGINT, which makes it print its maps; killed if still running when the tool ends; the
 tools' forked children reaped."""
@@ -21,7 +22,8 @@ def start(args: list[str], out_path: str, map_keys: int) -> subprocess.Popen[byt
     for _ in range(100):
         time.sleep(0.1)
         with open(out_path) as f:
-            if "Attaching" in f.read():
+            text = f.read()
+            if "Attaching" in text or "attached_probes" in text:  # text or -f json
                 return tracer
     end(tracer)
     raise RuntimeError("bpftrace did not start")
