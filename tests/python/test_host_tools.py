@@ -1,4 +1,5 @@
-"""tools/host-measure/balance_trace.py, ipi_latency.py and tick_latency.py: what they make
+"""tools/host-measure/balance_trace.py, ipi_latency.py, tick_latency.py and timer_wakeup.py:
+what they make
 of bpftrace's output, and what they do without root or bpftrace. The runs on this host need
 both and skip without them; they check what holds on any host, busy or not, not the host's
 figures."""
@@ -6,11 +7,13 @@ figures."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from types import ModuleType
 
@@ -53,7 +56,7 @@ def tool(name: str, *args: str, path: str | None = None) -> subprocess.Completed
     )
 
 
-@pytest.mark.parametrize("name", ["balance_trace", "ipi_latency", "tick_latency"])
+@pytest.mark.parametrize("name", ["balance_trace", "ipi_latency", "tick_latency", "timer_wakeup"])
 def test_without_bpftrace_the_tools_say_so_and_do_nothing(name: str, tmp_path: Path) -> None:
     done = tool(name, path=str(tmp_path))
     assert done.returncode == 0, done.stderr
@@ -134,6 +137,70 @@ def test_tick_lateness_is_taken_from_the_grid_of_tick_nsec(
     out = capsys.readouterr().out
     assert "TICK_NSEC 4000000 (HZ 250)" in out
     assert "first to tick: cpu 0 22, cpu 1 18" in out
+
+
+def test_a_timer_wakeup_is_split_into_its_steps(capsys: pytest.CaptureFixture[str]) -> None:
+    tw = load("timer_wakeup")
+    # 12 wakeups by their own interrupt, 11-12.1 us after the hard expiry, every other one to
+    # an idle CPU; one expired by an earlier interrupt inside its slack; one whose switch
+    # was not traced (the run's end), left out.
+    exp: dict[str, list[int]] = {}
+    wake: dict[str, int] = {}
+    switch: dict[str, int] = {}
+    seen: dict[int, int] = {}
+    for k in range(14):
+        soft = (k + 1) * 10_000_000
+        hard = soft + 50_000
+        irq = soft + 20_000 if k == 12 else hard + 11_000 + k * 100
+        exp[str(soft)] = [hard, irq, k % 2, irq + 1_000]
+        wake[str(soft)] = irq + 5_000
+        if k != 13:
+            switch[str(soft)] = irq + 13_000
+        seen[soft] = irq + 16_000
+    dump = "\n".join(
+        [
+            '{"type": "attached_probes", "data": {"probes": 7}}',
+            json.dumps({"type": "map", "data": {"@exp": exp}}),
+            json.dumps({"type": "map", "data": {"@wake": wake}}),
+            json.dumps({"type": "map", "data": {"@switch": switch}}),
+        ]
+    )
+    rows = tw.wakeups(dump, seen)
+    assert len(rows) == 13
+    assert {r["user"] - r["switch"] for r in rows} == {3_000}
+    tw.report("idle CPU", rows)
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == (
+        "idle CPU: 13 wakeups; 12 by the timer's own interrupt (6 of them to an idle CPU), "
+        "1 expired early by another interrupt"
+    )
+    figures = {line[:42].strip(): line[42:].split() for line in out[2:]}
+    assert figures["soft -> hard expiry (timer slack)"] == ["50.0", "50.0", "50.0"]
+    assert figures["interrupt entry -> hrtimer_wakeup"] == ["1.0", "1.0", "1.0"]
+    assert figures["hrtimer_wakeup -> sched_wakeup"] == ["4.0", "4.0", "4.0"]
+    assert figures["sched_wakeup -> sched_switch to it"] == ["8.0", "8.0", "8.0"]
+    assert figures["sched_switch -> its clock read"] == ["3.0", "3.0", "3.0"]
+    low, median, high = map(float, figures["hard expiry -> timer interrupt entry"])
+    assert 11.0 <= low < median < high <= 12.1
+    total = list(map(float, figures["soft expiry -> its clock read"]))
+    # The same wakeups, 66 us later (to a rounding of the last digit).
+    assert total == pytest.approx([x + 66.0 for x in (low, median, high)], abs=0.11)
+
+
+@pytest.mark.skipif(not CAN_TRACE, reason="needs root, bpftrace and BTF")
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_timer_wakeup_describes_both_cases_on_this_host() -> None:
+    def temporary() -> set[str]:
+        return {p for p in os.listdir(tempfile.gettempdir()) if p.startswith("libsched-timer-")}
+
+    before = temporary()
+    done = tool("timer_wakeup", "--seconds", "1")
+    assert done.returncode == 0, done.stderr
+    heads = [line for line in done.stdout.splitlines() if not line.startswith(" ")]
+    assert [h.split(":")[0] for h in heads] == ["idle CPU", "beside a nice-19 busy loop"]
+    for head in heads:
+        assert re.match(r".*: \d+ wakeups; \d+ by the timer's own interrupt", head), head
+    assert temporary() == before
 
 
 @pytest.mark.skipif(not CAN_TRACE, reason="needs root, bpftrace and BTF")

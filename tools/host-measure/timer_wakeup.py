@@ -28,6 +28,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from typing import Any
 
 import bpftrace_run
 
@@ -166,15 +167,18 @@ def measure(
             if pid == 0:
                 spinner(cpu)
             children.append(pid)
-        wakeups = str(int(seconds * 1e9 / PERIOD_NS))
+        count = str(int(seconds * 1e9 / PERIOD_NS))
         sleeper = subprocess.Popen(
-            [exe, str(cpu), wakeups], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+            [exe, str(cpu), count], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
         )
         tracer = bpftrace_run.start(
             ["-f", "json", script, str(sleeper.pid), str(cpu)], out_path, map_keys=100_000
         )
         out, _ = sleeper.communicate("x", timeout=seconds + 60)
-        seen = dict(tuple(map(int, line.split())) for line in out.splitlines())
+        seen: dict[int, int] = {}
+        for line in out.splitlines():
+            soft, read = map(int, line.split())
+            seen[soft] = read
         bpftrace_run.stop(tracer)
     finally:
         if sleeper is not None:
@@ -182,15 +186,21 @@ def measure(
             sleeper.wait()
         bpftrace_run.reap(children)
         bpftrace_run.end(tracer)
-    maps: dict[str, dict[str, object]] = {}
     with open(out_path) as f:
-        for line in f:
-            if line.startswith("{"):
-                doc = json.loads(line)
-                if doc.get("type") == "map":
-                    maps.update(doc["data"])
+        return wakeups(f.read(), seen)
+
+
+def wakeups(dump: str, seen: dict[int, int]) -> list[dict[str, int]]:
+    """Per wakeup traced to its end, its time stamps (ns), from bpftrace's JSON output and
+    the sleeper's {soft expiry: clock read}."""
+    maps: dict[str, dict[str, Any]] = {}
+    for line in dump.splitlines():
+        if line.startswith("{"):
+            doc = json.loads(line)
+            if doc.get("type") == "map":
+                maps.update(doc["data"])
     rows = []
-    for key, (hard, irq, irq_idle, exp) in maps.get("@exp", {}).items():  # type: ignore[misc]
+    for key, (hard, irq, irq_idle, exp) in maps.get("@exp", {}).items():
         soft = int(key)
         wake, switch = maps.get("@wake", {}).get(key), maps.get("@switch", {}).get(key)
         if wake is None or switch is None or soft not in seen:

@@ -575,6 +575,37 @@ TEST_CASE("ipi_latency: a wakeup onto another idle CPU waits for the IPI and its
     }
 }
 
+// The tick device delivers every hrtimer interrupt of its CPU (tick_program_event() sets it
+// to the first timer), so a sleep's hard expiry is handled tick_latency late, as the tick is:
+// the lone periodic task of the test above is late by slack + tick_latency + idle exit +
+// resched exactly; with a uniform latency by a draw within its bounds, anew each wakeup, the
+// same again for the same seed.
+TEST_CASE("tick_latency: a sleep's timer interrupt comes that much after its hard expiry") {
+    for (const kernel_version k : sampled) {
+        INFO(k.str());
+        scenario sc = machine(k);
+        sc.machine.timer_slack_ns = 50 * us;
+        sc.machine.idle_exit_latency_ns = 20 * us;
+        const duration base = 50 * us + 20 * us + sc.machine.resched_latency_ns;
+        sc.tasks = {timer_task("p", 300 * us, 5'300 * us, 700 * us)};
+        sc.machine.tick_latency = {distribution::kind::constant, 13 * us, 0};
+        const latency_figures fixed = latencies(find(run_one(sc), "p").lateness);
+        REQUIRE(fixed.n > 100);
+        CHECK(fixed.min == base + 13 * us);
+        CHECK(fixed.max == base + 13 * us);
+
+        sc.machine.tick_latency = {distribution::kind::uniform, 10 * us, 30 * us};
+        const repetition_result r = run_one(sc);
+        std::set<duration> drawn;
+        for (const auto x : find(r, "p").lateness)
+            drawn.insert(static_cast<duration>(x));
+        CHECK(drawn.size() > 10);
+        CHECK(*drawn.begin() >= base + 10 * us);
+        CHECK(*drawn.rbegin() <= base + 30 * us);
+        require_same(r, run_one(sc));
+    }
+}
+
 // Tick latency (a VM's timer injection): the tick hrtimer still expires on the grid
 // (hrtimer_forward()), its handler runs tick_latency later. Two burners share one CPU, so
 // every switch is the tick's: it comes tick_latency + resched_latency after a grid point.

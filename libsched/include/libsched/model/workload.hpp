@@ -272,10 +272,22 @@ private:
         pg.sleep.start(hard);
     }
 
-    // The sleep's hard expiry: the CPU's hrtimer interrupt is programmed for it.
+    // The sleep's hard expiry: the CPU's tick device (its clock_event_device, which
+    // tick_program_event() sets to the first hrtimer) was programmed for it. Its interrupt
+    // comes tick_latency later, as the tick's own does; a hard expiry meanwhile is handled
+    // by the same interrupt.
     void on_sleep_expiry(std::uint64_t idx) {
-        hrtimer_interrupt(programs_[idx]->sleep_cpu, sim_.now());
+        const int cpu = programs_[idx]->sleep_cpu;
+        const duration latency = sim_.rng().draw(core_.costs().tick_latency);
+        if (latency == 0) {
+            hrtimer_interrupt(cpu, sim_.now());
+            return;
+        }
+        cpu_timers& c = *cpus_[static_cast<std::size_t>(cpu)];
+        if (!c.timer_irq.active())
+            c.timer_irq.start_in(latency);
     }
+    void on_timer_irq(std::uint64_t cpu) { hrtimer_interrupt(static_cast<int>(cpu), sim_.now()); }
 
     // The idle CPU woken by an interrupt runs its handler.
     void on_idle_exit(std::uint64_t cpu) { run_queues(static_cast<int>(cpu), sim_.now()); }
@@ -658,6 +670,7 @@ private:
     using burst_timer = des::timer<des::member_call<workload, &workload::on_burst_done>>;
     using sleep_timer = des::timer<des::member_call<workload, &workload::on_sleep_expiry>>;
     using idle_exit_timer = des::timer<des::member_call<workload, &workload::on_idle_exit>>;
+    using timer_irq_timer = des::timer<des::member_call<workload, &workload::on_timer_irq>>;
     using clock_read_timer = des::timer<des::member_call<workload, &workload::on_clock_read>>;
 
     // A CPU's sleep timers, earliest hard expiry (then program) first: the timerqueue of
@@ -665,11 +678,13 @@ private:
     // node), and the handling of an interrupt that found it idle.
     struct cpu_timers {
         cpu_timers(des::simulator& sim, workload* w, std::uint64_t cpu)
-            : idle_exit(sim, wakeup_order, {w, cpu}), clock_read(sim, burst_order, {w, cpu}) {}
+            : idle_exit(sim, wakeup_order, {w, cpu}), timer_irq(sim, wakeup_order, {w, cpu}),
+              clock_read(sim, burst_order, {w, cpu}) {}
         using sleeper = std::pair<sim_time, std::uint64_t>; // hard expiry, program
         std::priority_queue<sleeper, std::vector<sleeper>, std::greater<>> queue;
         idle_exit_timer idle_exit;
-        clock_read_timer clock_read;         // the running task's next CPU-clock read
+        timer_irq_timer timer_irq;   // a sleep's interrupt, tick_latency after its hard expiry
+        clock_read_timer clock_read; // the running task's next CPU-clock read
         bool hard_expiry_in_handler = false; // during a tick's handler with timers to expire
     };
 
