@@ -233,7 +233,8 @@ class ModelProvenance:
     timer_slack: Optional[int] = None
     idle_exit_latency: Optional[int] = None
     ipi_latency: Optional[int] = None
-    # The tick's delivery after its grid point: {"dist": "constant", "value": ns} or
+    # The tick device's interrupt after the expiry it was set for (the tick's grid point, a
+    # sleep's hard expiry): {"dist": "constant", "value": ns} or
     # {"dist": "uniform", "low": ns, "high": ns}.
     tick_latency: Optional[dict[str, Any]] = None
 
