@@ -277,6 +277,13 @@ inline void check_rt_machine(const machine_spec& m, const valid_bases& b, valida
         else if (period / nsec_per_usec > 2'147'483'647)
             reject(v, "machine.sched_rt_period",
                    format_duration(period) + " is beyond sched_rt_period_us (an int)");
+        else if (const duration runtime = sched_tunables{}.rt_runtime;
+                 !m.sched_rt_runtime && runtime > period)
+            // sched_rt_global_validate() refuses a period below the runtime in force.
+            reject(v, "machine.sched_rt_period",
+                   format_duration(period) + " is below the default sched_rt_runtime (" +
+                       format_duration(runtime) +
+                       "), which the kernel refuses; set machine.sched_rt_runtime too");
         else
             period_ok = true;
     }
@@ -317,8 +324,9 @@ inline void check_rt_machine(const machine_spec& m, const valid_bases& b, valida
             reject(v, field,
                    "the fair server exists from 6.12; the machine runs " + m.kernel.str());
     if (fair_server) {
-        const duration sp = m.fair_server_period.value_or(nsec_per_sec);
-        const duration sr = m.fair_server_runtime.value_or(50 * nsec_per_msec);
+        const sched_tunables defaults{};
+        const duration sp = m.fair_server_period.value_or(defaults.fair_server_period);
+        const duration sr = m.fair_server_runtime.value_or(defaults.fair_server_runtime);
         constexpr duration dl_period_min = 100 * nsec_per_usec; // sched_deadline_period_min_us
         constexpr duration dl_period_max =
             (duration{1} << 22) * 1000; // sched_deadline_period_max_us
@@ -330,6 +338,11 @@ inline void check_rt_machine(const machine_spec& m, const valid_bases& b, valida
             reject(v, "machine.fair_server_runtime",
                    format_duration(sr) + " is outside [0s, the period " + format_duration(sp) +
                        "] (0s disables the server)");
+        else if (sr > sp) // sched_fair_server_write() refuses a period below the runtime
+            reject(v, "machine.fair_server_period",
+                   format_duration(sp) + " is below the default fair_server_runtime (" +
+                       format_duration(sr) +
+                       "), which the kernel refuses; set machine.fair_server_runtime too");
     }
 }
 
