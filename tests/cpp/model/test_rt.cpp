@@ -243,8 +243,8 @@ TEST_CASE("6.12.83-6.12.91: the revised wakeup rule serves a restarted fair serv
     // breaks the CBS rule. 6.12.75 starts a new deferred period: the task waits 950 ms for
     // the zero-laxity point. 14a857056466 (first seen in 6.12.83) keeps the deadline and
     // cuts the budget, without deferring: the server runs the task at once, above the FIFO
-    // task, at every wakeup. 6.12.92's series leaves the server started: the wakeup does
-    // not restart it, and the task waits for the zero-laxity point set at the fork.
+    // task, at every wakeup before that deadline. 6.12.92's series leaves the server started: the
+    // wakeup does not restart it, and the task waits for the zero-laxity point set at the fork.
     struct release_case {
         kernel_version k;
         duration wait; // from the wakeup to the run, the sleep's slack included
