@@ -2,7 +2,8 @@
 timer_wakeup.py):
 started with its output in a file and waited for until its probes are attached; stopped with
 SIGINT, which makes it print its maps; killed if still running when the tool ends; the
-tools' forked children reaped."""
+kernel symbols their scripts compare with, the busy loops they fork, and those children
+reaped."""
 
 from __future__ import annotations
 
@@ -27,6 +28,28 @@ def start(args: list[str], out_path: str, map_keys: int) -> subprocess.Popen[byt
                 return tracer
     end(tracer)
     raise RuntimeError("bpftrace did not start")
+
+
+def kernel_symbols(names: tuple[str, ...]) -> dict[str, int]:
+    """The addresses of those of names that /proc/kallsyms shows (non-zero: as root)."""
+    found: dict[str, int] = {}
+    with open("/proc/kallsyms") as f:
+        for line in f:
+            addr, _, name = line.split()[:3]
+            if name in names and int(addr, 16):
+                found[name] = int(addr, 16)
+    return found
+
+
+def fork_spinner(cpu: int, nice: int = 0) -> int:
+    """A forked busy loop pinned to cpu at that nice value; its pid, for reap()."""
+    pid = os.fork()
+    if pid == 0:
+        os.sched_setaffinity(0, {cpu})
+        os.nice(nice)
+        while True:
+            pass
+    return pid
 
 
 def stop(tracer: subprocess.Popen[bytes]) -> None:

@@ -65,13 +65,6 @@ def writer(cpu: int, fd: int, wakeups: int) -> None:
     os._exit(0)
 
 
-def spinner(cpu: int) -> None:
-    os.sched_setaffinity(0, {cpu})
-    os.nice(19)
-    while True:
-        pass
-
-
 def measure(src: int, dst: int, wakeups: int, busy: bool, tmp: str) -> list[int]:
     """The latencies (ns) of the IPIs from src to dst during one run."""
     script = os.path.join(tmp, "ipi.bt")
@@ -82,10 +75,7 @@ def measure(src: int, dst: int, wakeups: int, busy: bool, tmp: str) -> list[int]
     tracer = bpftrace_run.start([script, str(src), str(dst)], out_path, map_keys=100_000)
     try:
         if busy:
-            pid = os.fork()
-            if pid == 0:
-                spinner(dst)
-            children.append(pid)
+            children.append(bpftrace_run.fork_spinner(dst, nice=19))
         r, w = os.pipe()
         pid = os.fork()
         if pid == 0:

@@ -42,16 +42,8 @@ HANDLERS = ("tick_nohz_handler", "tick_sched_timer")
 
 def handler_address() -> int | None:
     """The tick handler's address, from /proc/kallsyms (readable as root)."""
-    found: dict[str, int] = {}
-    with open("/proc/kallsyms") as f:
-        for line in f:
-            addr, _, name = line.split()[:3]
-            if name in HANDLERS:
-                found[name] = int(addr, 16)
-    for name in HANDLERS:
-        if found.get(name):
-            return found[name]
-    return None
+    found = bpftrace_run.kernel_symbols(HANDLERS)
+    return next((found[name] for name in HANDLERS if name in found), None)
 
 
 def missing(handler: int | None) -> str | None:
@@ -66,12 +58,6 @@ def missing(handler: int | None) -> str | None:
     return None
 
 
-def spinner(cpu: int) -> None:
-    os.sched_setaffinity(0, {cpu})
-    while True:
-        pass
-
-
 def measure(seconds: float, handler: int, tmp: str) -> list[tuple[int, int]]:
     """(time read on entry, CPU) of every tick handler during the run."""
     script = os.path.join(tmp, "tick.bt")
@@ -83,10 +69,7 @@ def measure(seconds: float, handler: int, tmp: str) -> list[tuple[int, int]]:
     tracer = bpftrace_run.start([script], out_path, map_keys=200_000)
     try:
         for cpu in sorted(os.sched_getaffinity(0)):
-            pid = os.fork()
-            if pid == 0:
-                spinner(cpu)
-            children.append(pid)
+            children.append(bpftrace_run.fork_spinner(cpu))
         time.sleep(seconds)
         bpftrace_run.stop(tracer)
     finally:

@@ -70,12 +70,7 @@ STEPS = (
 
 def wakeup_address() -> int | None:
     """hrtimer_wakeup's address, from /proc/kallsyms (readable as root)."""
-    with open("/proc/kallsyms") as f:
-        for line in f:
-            addr, _, name = line.split()[:3]
-            if name == "hrtimer_wakeup" and int(addr, 16):
-                return int(addr, 16)
-    return None
+    return bpftrace_run.kernel_symbols(("hrtimer_wakeup",)).get("hrtimer_wakeup")
 
 
 def missing(cpu: int, wakeup: int | None) -> str | None:
@@ -142,13 +137,6 @@ def build_sleeper(tmp: str) -> str:
     return exe
 
 
-def spinner(cpu: int) -> None:
-    os.sched_setaffinity(0, {cpu})
-    os.nice(19)
-    while True:
-        pass
-
-
 def measure(
     cpu: int, seconds: float, busy: bool, wakeup: int, exe: str, tmp: str
 ) -> list[dict[str, int]]:
@@ -163,10 +151,7 @@ def measure(
     os.sched_setaffinity(0, os.sched_getaffinity(0) - {cpu})  # the driver off the CPU
     try:
         if busy:
-            pid = os.fork()
-            if pid == 0:
-                spinner(cpu)
-            children.append(pid)
+            children.append(bpftrace_run.fork_spinner(cpu, nice=19))
         count = str(int(seconds * 1e9 / PERIOD_NS))
         sleeper = subprocess.Popen(
             [exe, str(cpu), count], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
