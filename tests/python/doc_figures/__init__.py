@@ -63,6 +63,15 @@ def _comparison(scenario: str, values: str, repetitions: Optional[int]) -> libsc
         return libsched.compare(loaded, repetitions=repetitions)
 
 
+@functools.cache
+def sweep(path: str) -> libsched.SweepResult:
+    """The sweep file ``path`` (a file of the project) run as written, on one core, once."""
+    scenario, options = libsched.load_sweep(ROOT / path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", libsched.ScenarioWarning)
+        return libsched.sweep(scenario, jobs=1, progress=False, **options)
+
+
 def quoted(figure: Figure) -> str:
     """The text as the model's values now fill it."""
     value = figure.value(comparison(figure.scenario, figure.values, figure.repetitions))
