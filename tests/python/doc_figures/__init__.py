@@ -6,8 +6,8 @@ One module per document (replays.py for docs/replays.md, ...), each a list ``FIG
 A figure is the quoted ``text`` with ``{...}`` format fields where the model's values go,
 the scenario that makes them (a file of the project, optionally with ``values`` set as
 ``Scenario.with_values`` does) and ``value``: a function of that run (a
-``libsched.Comparison``: its rows, and the run's document as ``.result``) returning the
-field's value, or a tuple for several fields. Whitespace (line breaks included) and the
+``libsched.Comparison``: its rows, and the run's document as ``.result``; for a sweep file
+the ``libsched.SweepResult``) returning the field's value, or a tuple for several fields. Whitespace (line breaks included) and the
 minus sign's spelling (U+2212 or ``-``) do not matter in the comparison.
 """
 
@@ -31,7 +31,7 @@ class Figure:
     where: str
     text: str
     scenario: str
-    value: Callable[[libsched.Comparison], Any]
+    value: Callable[[Any], Any]
     values: Mapping[str, Any] = field(default_factory=dict)
     repetitions: Optional[int] = None
 
@@ -63,6 +63,11 @@ def _comparison(scenario: str, values: str, repetitions: Optional[int]) -> libsc
         return libsched.compare(loaded, repetitions=repetitions)
 
 
+def is_sweep_file(path: str) -> bool:
+    text = (ROOT / path).read_text()
+    return any(line.lstrip().startswith("[sweep") for line in text.splitlines())
+
+
 @functools.cache
 def sweep(path: str) -> libsched.SweepResult:
     """The sweep file ``path`` (a file of the project) run as written, on one core, once."""
@@ -74,7 +79,10 @@ def sweep(path: str) -> libsched.SweepResult:
 
 def quoted(figure: Figure) -> str:
     """The text as the model's values now fill it."""
-    value = figure.value(comparison(figure.scenario, figure.values, figure.repetitions))
+    if is_sweep_file(figure.scenario):
+        value = figure.value(sweep(figure.scenario))
+    else:
+        value = figure.value(comparison(figure.scenario, figure.values, figure.repetitions))
     return figure.text.format(*(value if isinstance(value, tuple) else (value,)))
 
 
