@@ -43,6 +43,7 @@ public:
         next_pid_.push_back(is_switch ? e.next_pid : -1);
         next_comm_.push_back(is_switch ? intern(e.next_comm) : 0);
         dest_cpu_.push_back(e.kind == trace_kind::sched_migrate_task ? e.dest_cpu : -1);
+        reason_.push_back(intern(e.reason));
     }
 
     py::dict columns() const {
@@ -56,6 +57,7 @@ public:
         d["next_pid"] = array(next_pid_);
         d["next_comm"] = array(next_comm_);
         d["dest_cpu"] = array(dest_cpu_);
+        d["reason"] = array(reason_);
         d["strings"] = strings_;
         return d;
     }
@@ -76,7 +78,7 @@ private:
 
     std::vector<std::int64_t> time_;
     std::vector<std::int32_t> cpu_, event_, pid_, comm_, prev_state_, next_pid_, next_comm_,
-        dest_cpu_;
+        dest_cpu_, reason_;
     std::vector<std::string> strings_{""};
     std::map<std::string, std::int32_t, std::less<>> index_{{"", 0}};
 };

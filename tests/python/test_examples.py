@@ -33,7 +33,9 @@ def is_png(path: Path) -> bool:
     return path.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
 
 
-@pytest.mark.parametrize("name", ["nice_shares", "step_simulator", "build_scenario"])
+@pytest.mark.parametrize(
+    "name", ["nice_shares", "step_simulator", "build_scenario", "why_preempted"]
+)
 def test_example_matches_golden_output(name: str) -> None:
     out = run_example(name)
     assert out == golden(name)

@@ -318,6 +318,27 @@ def test_trace_rows_are_the_cli_trace_csv(
     assert set(trace["event"]) >= {"sched_switch", "sched_wakeup", "sched_migrate_task"}
 
 
+def test_the_trace_says_why_each_task_was_preempted() -> None:
+    # A run-100us-then-yield loop beside a burner on one CPU: the loop leaves the CPU only
+    # by yielding, the burner only at its slice's end (update_deadline); each preemption is
+    # an involuntary switch.
+    examples = Path(__file__).resolve().parents[2] / "examples" / "scenarios"
+    sim = libsched.Simulator(examples / "yield.toml", trace=True)
+    sim.run()
+    trace = sim.trace()
+    preempted = (trace["event"] == "sched_switch") & (trace["prev_state"] == "R")
+    preempted &= trace["pid"] != 0
+    why = {
+        name: set(trace["reason"][preempted & (trace["comm"] == name)])
+        for name in ("yielder", "burner")
+    }
+    assert why == {"yielder": {"sched_yield"}, "burner": {"update_deadline"}}
+    tasks = {t["name"]: t for t in sim.result()["repetitions"][0]["tasks"]}
+    for name in why:
+        assert (preempted & (trace["comm"] == name)).sum() == tasks[name]["nivcsw"]
+    assert set(trace["reason"][~preempted & (trace["event"] != "sched_migrate_task")]) == {""}
+
+
 def test_scenario_objects_and_warnings(tmp_path: Path) -> None:
     class Scenario:
         origin = "<object>"

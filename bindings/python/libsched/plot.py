@@ -15,6 +15,7 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from .compare import QUANTITIES, RATIOS, Comparison, ComparisonRow, format_value
+from .simulator import TRACE_TEXT_COLUMNS
 
 #: How much of the window ``libsched compare --timeline`` shows, from its start.
 TIMELINE_SPAN_NS = 100_000_000
@@ -194,7 +195,7 @@ def read_trace(path: Union[str, os.PathLike[str]]) -> dict[str, np.ndarray]:
     columns: dict[str, np.ndarray] = {}
     for name in lines[0]:
         values = [line[name] for line in lines]
-        if name in ("event", "comm", "next_comm", "prev_state"):
+        if name in TRACE_TEXT_COLUMNS:
             columns[name] = np.array(values, dtype=str)
         else:
             columns[name] = np.array([int(v) if v else -1 for v in values], dtype=np.int64)

@@ -114,7 +114,8 @@ class RunQueueView:
     entities: tuple[EntityView, ...]
 
 
-_TEXT_COLUMNS = ("event", "comm", "prev_state", "next_comm")
+# The trace's columns that hold text (plot.read_trace reads the CSV's alike).
+TRACE_TEXT_COLUMNS = ("event", "comm", "prev_state", "next_comm", "reason")
 
 
 class Simulator:
@@ -245,14 +246,18 @@ class Simulator:
         event, the rows ``libsched run --trace`` writes for this repetition: ``time_ns``,
         ``cpu``, ``event`` (the tracepoint's name), ``pid`` and ``comm``; for
         ``sched_switch``, ``prev_state`` (R, S or X) and ``next_pid`` / ``next_comm``; for
-        ``sched_migrate_task``, ``dest_cpu``. Fields an event lacks are ``""`` or -1.
+        ``sched_migrate_task``, ``dest_cpu``; ``reason``, for a preempted task's switch
+        the kernel function that asked for the reschedule (``update_deadline``,
+        ``wakeup_preempt``, ...) and for a migration the one that moved the task
+        (``select_task_rq``, ``load_balance``, ...; docs/output-format.md). Fields an event
+        lacks are ``""`` or -1.
         Every call builds new arrays; a text column takes 4 bytes per character of its
         longest text per event."""
         columns = self._system.trace()
         strings: list[str] = columns.pop("strings")
         out: dict[str, npt.NDArray[Any]] = {}
         for name, values in columns.items():
-            if name in _TEXT_COLUMNS:
+            if name in TRACE_TEXT_COLUMNS:
                 # Each column as wide as its own longest text (prev_state: one character).
                 width = max((len(strings[i]) for i in np.unique(values)), default=1)
                 values = np.array(strings, dtype=f"<U{max(width, 1)}")[values]

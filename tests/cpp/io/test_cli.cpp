@@ -404,11 +404,22 @@ count = 2
     std::ifstream csv(csv_file.path());
     std::string header, line;
     std::getline(csv, header);
-    CHECK(header == "repetition,time_ns,cpu,event,pid,comm,prev_state,next_pid,next_comm,dest_cpu");
+    CHECK(header ==
+          "repetition,time_ns,cpu,event,pid,comm,prev_state,next_pid,next_comm,dest_cpu,reason");
     int switches = 0;
-    while (std::getline(csv, line))
-        switches += line.find(",sched_switch,") != std::string::npos ? 1 : 0;
+    int slice_ends = 0;
+    while (std::getline(csv, line)) {
+        if (line.find(",sched_switch,") == std::string::npos)
+            continue;
+        ++switches;
+        // A burner is only ever preempted: its 0.75 ms slice ends at each tick.
+        if (line.find(",swapper,") == std::string::npos) {
+            CHECK(line.ends_with(",update_deadline"));
+            ++slice_ends;
+        }
+    }
     CHECK(switches > 20); // two burners at HZ 250 with a 0.75 ms slice: a switch per tick
+    CHECK(slice_ends == switches - 1); // all but the first, from the idle task
 
     const cli_result two =
         cli({"run", "--trace", csv_file.path(), scenario_file.path(), scenario_file.path()});

@@ -82,7 +82,7 @@ TEST_CASE("set_task_cpu counts a migration and moves the entity to the new CPU's
         REQUIRE_FALSE(sleeper.se.on_rq);
         const u64 old_min = m.c.cpu_rq(0).cfs.min_vruntime;
         const u64 vruntime = sleeper.se.vruntime;
-        m.c.set_task_cpu(sleeper, 1);
+        m.c.set_task_cpu(sleeper, 1, migrate_reason::select_task_rq);
         CHECK(sleeper.se.nr_migrations == 1);
         CHECK(sleeper.cpu == 1);
         CHECK(sleeper.se.cfs_rq == &m.c.cpu_rq(1).cfs);
@@ -90,7 +90,7 @@ TEST_CASE("set_task_cpu counts a migration and moves the entity to the new CPU's
             CHECK(sleeper.se.vruntime == vruntime - old_min);
         else
             CHECK(sleeper.se.vruntime == vruntime);
-        m.c.set_task_cpu(sleeper, 1); // no move, no migration
+        m.c.set_task_cpu(sleeper, 1, migrate_reason::select_task_rq); // no move, no migration
         CHECK(sleeper.se.nr_migrations == 1);
     }
 }

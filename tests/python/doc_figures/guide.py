@@ -114,15 +114,17 @@ def timehist_line(task_name: str, index: int = 0) -> tuple[str, ...]:
     return time, wait, delay, run
 
 
-def first_slice(c: libsched.Comparison) -> tuple[float, float]:
-    """The first complete event of ``--perfetto`` two-burners: its start and length, µs."""
+def first_slice(c: libsched.Comparison) -> tuple[float, float, str]:
+    """The first complete event of ``--perfetto`` two-burners: its start and length (µs)
+    and why it ended."""
     event = next(
         json.loads(line.rstrip(","))
         for line in perfetto(TWO_BURNERS)
         if line.startswith('{"ph":"X"')
     )
-    assert (event["name"], event["args"]) == ("a", {"pid": 1000, "end_state": "R"})
-    return event["ts"], event["dur"]
+    args = event["args"]
+    assert (event["name"], args["pid"], args["end_state"]) == ("a", 1000, "R")
+    return event["ts"], event["dur"], args["end_reason"]
 
 
 def seed000_slices(c: libsched.Comparison) -> str:
@@ -315,7 +317,7 @@ FIGURES = [
     ),
     Figure(
         OUTPUT,
-        '{{"ph":"X","pid":1,"tid":1,"ts":{:.3f},"dur":{:.3f},"cat":"sched","name":"a","args":{{"pid":1000,"end_state":"R"}}}}',
+        '{{"ph":"X","pid":1,"tid":1,"ts":{:.3f},"dur":{:.3f},"cat":"sched","name":"a","args":{{"pid":1000,"end_state":"R","end_reason":"{}"}}}}',
         TWO_BURNERS,
         first_slice,
     ),

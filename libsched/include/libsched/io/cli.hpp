@@ -143,7 +143,8 @@ struct run_command {
 
 // One CSV line per scheduling event, the kernel's tracepoint names in the event column.
 inline trace_sink csv_trace(std::ostream& csv) {
-    csv << "repetition,time_ns,cpu,event,pid,comm,prev_state,next_pid,next_comm,dest_cpu\n";
+    csv << "repetition,time_ns,cpu,event,pid,comm,prev_state,next_pid,next_comm,dest_cpu,"
+           "reason\n";
     return [&csv](const trace_event& e) {
         csv << e.repetition << ',' << e.time << ',' << e.cpu << ',' << trace_name(e.kind) << ','
             << e.pid << ',' << e.comm << ',';
@@ -154,7 +155,7 @@ inline trace_sink csv_trace(std::ostream& csv) {
         csv << ',';
         if (e.kind == trace_kind::sched_migrate_task)
             csv << e.dest_cpu;
-        csv << '\n';
+        csv << ',' << e.reason << '\n';
     };
 }
 

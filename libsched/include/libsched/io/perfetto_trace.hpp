@@ -48,10 +48,11 @@ public:
         switch (e.kind) {
         case trace_kind::sched_switch:
             if (auto ended = slices_.on_switch(e))
-                write_slice(*ended, e.time, e.prev_state);
+                write_slice(*ended, e.time, e.prev_state, e.reason);
             return;
         case trace_kind::sched_migrate_task:
-            write_instant(e, ",\"dest_cpu\":" + std::to_string(e.dest_cpu));
+            write_instant(e, ",\"dest_cpu\":" + std::to_string(e.dest_cpu) +
+                                 ",\"reason\":" + quoted(e.reason));
             return;
         default:
             write_instant(e, "");
@@ -108,16 +109,21 @@ private:
         if (repetition_ < 0)
             return;
         for (const detail::cpu_slice& s : slices_.take_running())
-            write_slice(s, end, 0);
+            write_slice(s, end, 0, {});
     }
 
-    // A slice that ended at `end`, with the state its task left in (0: the run ended).
-    void write_slice(const detail::cpu_slice& s, sim_time end, char end_state) {
+    // A slice that ended at `end`, with the state its task left in (0: the run ended) and,
+    // when it was preempted, why.
+    void write_slice(const detail::cpu_slice& s, sim_time end, char end_state,
+                     std::string_view reason) {
         begin_event('X', s.cpu, s.start);
         out_ << ",\"dur\":" << micros(end - s.start)
              << ",\"cat\":\"sched\",\"name\":" << quoted(s.comm) << ",\"args\":{\"pid\":" << s.pid
              << ",\"end_state\":\""
-             << (end_state == 0 ? std::string{"running"} : std::string(1, end_state)) << "\"}}";
+             << (end_state == 0 ? std::string{"running"} : std::string(1, end_state)) << '"';
+        if (!reason.empty())
+            out_ << ",\"end_reason\":" << quoted(reason);
+        out_ << "}}";
     }
 
     void write_instant(const trace_event& e, const std::string& more_args) {

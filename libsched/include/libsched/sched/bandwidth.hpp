@@ -235,7 +235,7 @@ inline void account_cfs_rq_runtime(cfs_rq& q, s64 delta) {
         return;
     cfs_bandwidth& b = *q.tg->cfs_b;
     if (!assign_cfs_rq_runtime(b, q, b.slice) && q.curr != nullptr)
-        resched_curr(rq_of(q));
+        resched_curr(rq_of(q), resched_reason::account_cfs_rq_runtime);
 }
 
 // runtime_refresh_within(): the period timer expires within min_expire (an inactive one
@@ -434,7 +434,7 @@ template <class Fair> void unthrottle_cfs_rq_tasks(Fair& fair, cfs_rq& q) {
     walk_tg_tree_from_up(*q.tg,
                          [&fair, cpu](task_group& tg) { tg_unthrottle_up(fair, *tg.cfs_rq[cpu]); });
     if (is_idle_task(r, *r.curr) && r.cfs.nr_queued > 0)
-        resched_curr(r);
+        resched_curr(r, resched_reason::unthrottle_cfs_rq);
 }
 
 // unthrottle_cfs_rq() up to 6.17: the throttled time is counted, the subtree no longer
@@ -499,7 +499,7 @@ template <class Fair> void unthrottle_cfs_rq(Fair& fair, cfs_rq& q) {
             break;
     }
     if (is_idle_task(r, *r.curr) && r.cfs.nr_queued > 0)
-        resched_curr(r);
+        resched_curr(r, resched_reason::unthrottle_cfs_rq);
 }
 
 // check_cfs_rq_runtime(): a queue out of runtime is throttled (put_prev_entity(), the

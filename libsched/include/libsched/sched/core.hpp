@@ -270,7 +270,7 @@ public:
             const int cpu = select_task_rq(p, p.cpu, waker, wf);
             if (cpu != p.cpu) {
                 wf = wf | wake_flags::migrated;
-                set_task_cpu(p, cpu);
+                set_task_cpu(p, cpu, migrate_reason::select_task_rq);
             }
         }
         rq& r = task_rq(p);
@@ -331,7 +331,7 @@ public:
         if (p.sched_class == curr.sched_class)
             curr.sched_class->wakeup_preempt(r, p, flags);
         else if (sched_class_above(*p.sched_class, *curr.sched_class))
-            resched_curr(r);
+            resched_curr(r, resched_reason::wakeup_preempt);
     }
 
     // schedule(): the running task p blocks, its state already set.
@@ -343,7 +343,7 @@ public:
         rq& r = task_rq(p);
         update_rq_clock(r);
         p.sched_class->yield_task(r);
-        schedule(r, false);
+        schedule(r, false, resched_reason::sched_yield);
     }
 
     // do_exit(): the running task dies, its time charged up to now.
@@ -385,7 +385,8 @@ public:
         if (params().since(5, 6)) {
             p.sched_class->prio_changed(r, p, old_nice);
         } else if (queued && (nice < old_nice || (nice > old_nice && running))) {
-            resched_curr(r); // before prio_changed_fair(): more important, or less while running
+            resched_curr(r, resched_reason::prio_changed); // before prio_changed_fair(): more
+                                                           // important, or less while running
         }
         sync_fair_server(r); // the requeue may throttle the task's queue (throttle_cfs_rq())
         maybe_resched(r);
@@ -414,7 +415,7 @@ public:
             return;
         }
         if (p.se.on_rq || p.throttled)
-            move_queued_task(p, r, cpu_rq(first_allowed_cpu(p)));
+            move_queued_task(p, r, cpu_rq(first_allowed_cpu(p)), migrate_reason::set_cpus_allowed);
     }
 
     // select_task_rq() (core.c): the class chooses for a task that may run on several
@@ -445,7 +446,7 @@ public:
 
     // set_task_cpu(): a move to another CPU is a migration: the class is told and the
     // task's counter goes up.
-    void set_task_cpu(task& p, int new_cpu) {
+    void set_task_cpu(task& p, int new_cpu, migrate_reason why) {
         if (p.cpu != new_cpu) {
             if (trace_)
                 trace_({trace_kind::sched_migrate_task,
@@ -457,7 +458,8 @@ public:
                         'R',
                         0,
                         {},
-                        new_cpu});
+                        new_cpu,
+                        reason_name(why)});
             p.sched_class->migrate_task_rq(p, new_cpu);
             ++p.se.nr_migrations;
         }
@@ -517,13 +519,13 @@ private:
     // detach_task() + attach_task(): the task leaves src as queued (DEQUEUE_NOCLOCK only,
     // so old CFS keeps its vruntime relative and EEVDF its lag), moves, and joins dst, which
     // may then preempt.
-    void move_queued_task(task& p, rq& src, rq& dst) override {
+    void move_queued_task(task& p, rq& src, rq& dst, migrate_reason why) override {
         update_rq_clock(src);
         update_rq_clock(dst);
         p.migrating = true;
         p.sched_class->dequeue_task(src, p, dequeue_flags::none);
         sync_fair_server(src);
-        set_task_cpu(p, dst.cpu);
+        set_task_cpu(p, dst.cpu, why);
         p.sched_class->enqueue_task(dst, p, enqueue_flags::none);
         sync_fair_server(dst);
         p.migrating = false;
@@ -586,7 +588,7 @@ private:
     void migration_cpu_stop(rq& r, task& p) {
         if (p.cpu != r.cpu || !(p.se.on_rq || p.throttled) || p.allowed_on(r.cpu) || r.curr == &p)
             return;
-        move_queued_task(p, r, cpu_rq(first_allowed_cpu(p)));
+        move_queued_task(p, r, cpu_rq(first_allowed_cpu(p)), migrate_reason::set_cpus_allowed);
     }
 
     // add_nr_running(): a task joined r's queue.
@@ -683,8 +685,8 @@ private:
             rt_period_timer_.start(rt_period_timer_.expires());
     }
 
-    void resched_cpu(rq& r) override {
-        resched_curr(r);
+    void resched_cpu(rq& r, resched_reason why) override {
+        resched_curr(r, why);
         maybe_resched(r);
     }
 
@@ -836,15 +838,18 @@ private:
     }
 
     // __schedule(), then the balance callbacks it queued (the RT class's push and pull).
-    void schedule(rq& r, bool preempt) {
-        do_schedule(r, preempt);
+    void schedule(rq& r, bool preempt, resched_reason why = resched_reason::none) {
+        do_schedule(r, preempt, why);
         if (rt_->balance_callbacks(r))
             maybe_resched(r);
     }
 
     // __schedule(): a blocking or exiting task leaves the queue (a voluntary switch);
     // otherwise prev is preempted (involuntary). Counters move only if next != prev.
-    void do_schedule(rq& r, bool preempt) {
+    // why: what made a still runnable prev give up the CPU, for the trace.
+    void do_schedule(rq& r, bool preempt, resched_reason why) {
+        if (r.need_resched && why == resched_reason::none)
+            why = r.resched_why;
         update_rq_clock(r);
         if (params().feat(feature::hrtick)) // HRTICK_DL, the other test, is not modelled
             hrtick_clear(r);
@@ -868,7 +873,7 @@ private:
         ++r.nr_switches;
         if (switch_count != nullptr)
             ++*switch_count;
-        trace_switch(r, prev, next);
+        trace_switch(r, prev, next, why);
         cpu_state& c = cpu_of(r);
         if (!prev_idle)
             c.busy += now() - c.last_change;
@@ -1063,16 +1068,17 @@ private:
 
     void trace(trace_kind kind, const task& t) {
         if (trace_)
-            trace_({kind, 0, now(), t.cpu, t.pid, t.comm, 'R', 0, {}});
+            trace_({kind, 0, now(), t.cpu, t.pid, t.comm, 'R', 0, {}, -1, {}});
     }
-    void trace_switch(const rq& r, const task& prev, const task& next) {
+    void trace_switch(const rq& r, const task& prev, const task& next, resched_reason why) {
         if (!trace_)
             return;
         const char state = prev.state == task_state::dead       ? 'X'
                            : prev.state == task_state::sleeping ? 'S'
                                                                 : 'R';
+        const bool preempted = state == 'R' && !is_idle_task(r, prev);
         trace_({trace_kind::sched_switch, 0, now(), r.cpu, prev.pid, prev.comm, state, next.pid,
-                next.comm});
+                next.comm, -1, preempted ? reason_name(why) : std::string_view{}});
     }
 
     des::simulator& sim_;

@@ -107,7 +107,7 @@ public:
             ops_.update_curr_donor(r);
         se.dl_server_active = true;
         enqueue_dl_entity(r, se, enqueue_kind::wakeup);
-        resched_curr(r); // !dl_task(rq->curr)
+        resched_curr(r, resched_reason::dl_server); // !dl_task(rq->curr)
     }
 
     // dl_server_stop(): from __pick_task_dl() when the server's pick finds no fair task; up
@@ -211,7 +211,7 @@ public:
             se.dl_defer_running = true;
         }
         enqueue_dl_entity(r, se, enqueue_kind::replenish);
-        resched_curr(r);
+        resched_curr(r, resched_reason::dl_server);
     }
 
 private:
@@ -383,7 +383,7 @@ private:
                 }
             }
             if (!se.on_dl_rq) // !is_leftmost()
-                resched_curr(r);
+                resched_curr(r, resched_reason::dl_server);
         }
     }
 

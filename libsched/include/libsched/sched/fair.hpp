@@ -232,7 +232,7 @@ public:
         sched_entity* se = &curr_task.se;
         if (!should_preempt_wakeup(curr_task, p, se, flags, next_buddy_marked))
             return;
-        resched_curr(r);
+        resched_curr(r, resched_reason::wakeup_preempt);
         if (!p_.eevdf() && se->on_rq && p_.feat(feature::last_buddy) && scale &&
             entity_is_task(*se))
             set_last_buddy(*se);
@@ -337,7 +337,7 @@ public:
             return;
         if (r.curr == &p) {
             if (p.nice > old_nice)
-                resched_curr(r);
+                resched_curr(r, resched_reason::prio_changed);
         } else {
             core_wakeup_preempt(r, p);
         }
@@ -348,7 +348,7 @@ public:
         if (!p.se.on_rq)
             return;
         if (r.curr == &p)
-            resched_curr(r);
+            resched_curr(r, resched_reason::switched_to_fair);
         else
             core_wakeup_preempt(r, p);
     }
@@ -371,7 +371,7 @@ public:
         const duration slice =
             p_.eevdf() ? se.slice : static_cast<duration>(cfs::sched_slice(p_, q, se));
         if (slice - ran < 0) {
-            resched_curr(r);
+            resched_curr(r, resched_reason::hrtick);
             return std::nullopt;
         }
         return std::max<duration>(slice - ran, 10'000); // hrtick_start(): no shorter timers
@@ -468,7 +468,7 @@ public:
         update_min_vruntime(q);
         if (!p_.since(6, 12)) { // 6.6-6.11: update_deadline reschedules itself
             if (used_up && q.nr_queued > 1) {
-                resched_curr(r);
+                resched_curr(r, resched_reason::update_deadline);
                 clear_buddies(q, *curr);
             }
             return;
@@ -481,7 +481,8 @@ public:
         else if (p_.feat(feature::preempt_short) && !eevdf::protect_slice(p_, *curr))
             resched = resched || !entity_eligible(q, *curr); // did_preempt_short()
         if (resched) {
-            resched_curr(r);
+            resched_curr(r,
+                         used_up ? resched_reason::update_deadline : resched_reason::protect_slice);
             clear_buddies(q, *curr);
         }
     }
@@ -639,7 +640,7 @@ private:
         if (&curr_class == this)
             wakeup_preempt(r, p, wake_flags::none);
         else if (sched_class_above(*this, curr_class))
-            resched_curr(r);
+            resched_curr(r, resched_reason::wakeup_preempt);
     }
 
     static s64 scale_by_weight(s64 v, u64 old_w, u64 new_w) {
@@ -814,13 +815,13 @@ private:
         update_cfs_group(curr);
         rq& r = rq_of(q);
         if (queued) {
-            resched_curr(r);
+            resched_curr(r, resched_reason::hrtick);
             return;
         }
         if (r.hrtick_active)
             return;
         if (!p_.eevdf() && q.nr_queued > 1 && cfs::check_preempt_tick(p_, q, curr))
-            resched_curr(r);
+            resched_curr(r, resched_reason::check_preempt_tick);
     }
 
     // set_delayed() / clear_delayed() (6.12+): a delayed task counted on every level above,

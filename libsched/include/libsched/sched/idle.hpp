@@ -17,7 +17,9 @@ public:
     void set_next_task(rq&, task&) override {}
     void task_tick(rq&, task&, bool) override {}
     // wakeup_preempt_idle(): anything that wakes preempts the idle task.
-    void wakeup_preempt(rq& r, task&, wake_flags) override { resched_curr(r); }
+    void wakeup_preempt(rq& r, task&, wake_flags) override {
+        resched_curr(r, resched_reason::wakeup_preempt);
+    }
     void update_curr(rq&) override {}
     void yield_task(rq&) override {} // the idle task makes no system calls
     int select_task_rq(task& p, int, int, wake_flags) override { return p.cpu; }

@@ -20,7 +20,7 @@ namespace libsched {
 class balance_ops {
 public:
     // detach_task() + attach_task(): a queued, not running task moves between CPUs.
-    virtual void move_queued_task(task& p, rq& src, rq& dst) = 0;
+    virtual void move_queued_task(task& p, rq& src, rq& dst, migrate_reason why) = 0;
     // stop_one_cpu_nowait(): the stopper of cpu preempts what runs there and calls
     // active_load_balance_cpu_stop().
     virtual void stop_one_cpu(int cpu) = 0;
@@ -199,7 +199,7 @@ public:
             task& p = *task_of(*it);
             if (!can_migrate_task(p, env, now))
                 continue;
-            ops_.move_queued_task(p, busiest, target);
+            ops_.move_queued_task(p, busiest, target, migrate_reason::active_load_balance);
             sd->nr_balance_failed = 0;
             ++counters_[static_cast<std::size_t>(busiest.cpu)].alb_pushed;
             return;
@@ -855,8 +855,11 @@ private:
             if (env.idle == cpu_idle_type::newly_idle || env.imbalance <= 0)
                 break;
         }
+        const migrate_reason why = env.idle == cpu_idle_type::newly_idle
+                                       ? migrate_reason::newidle_balance
+                                       : migrate_reason::load_balance;
         for (task* p : moving)
-            ops_.move_queued_task(*p, src, *env.dst);
+            ops_.move_queued_task(*p, src, *env.dst, why);
         return static_cast<int>(moving.size());
     }
 

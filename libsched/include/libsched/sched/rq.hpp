@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <libsched/sched/cfs_rq.hpp>
 #include <libsched/sched/fair_params.hpp>
+#include <libsched/sched/reason.hpp>
 #include <libsched/sched/rt_rq.hpp>
 #include <libsched/sched/task.hpp>
 #include <vector>
@@ -21,8 +22,9 @@ struct rq {
     int cpu = 0;
     cfs_rq cfs;
     struct rt_rq rt;
-    task* curr = &idle;         // the running task, idle when nothing else runs
-    bool need_resched = false;  // TIF_NEED_RESCHED on curr
+    task* curr = &idle;        // the running task, idle when nothing else runs
+    bool need_resched = false; // TIF_NEED_RESCHED on curr
+    resched_reason resched_why = resched_reason::none; // who set it first
     bool hrtick_active = false; // hrtimer_active(&rq->hrtick_timer): the HRTICK is pending
     // curr came from the fair server, whose budget ran out in that very pick (6.12+): the
     // task still runs until the next reschedule, as __schedule() clears the reschedule
@@ -92,8 +94,11 @@ inline duration update_rq_clock(rq& r, sim_time now) {
     return irq_delta;
 }
 
-// resched_curr(): ask the CPU to reschedule at its next preemption point.
-inline void resched_curr(rq& r) {
+// resched_curr(): ask the CPU to reschedule at its next preemption point. The first
+// request since the last switch is the one that preempts.
+inline void resched_curr(rq& r, resched_reason why) {
+    if (!r.need_resched)
+        r.resched_why = why;
     r.need_resched = true;
 }
 

@@ -21,9 +21,9 @@ public:
     virtual void start_rt_bandwidth() = 0;
     // deactivate_task() + set_task_cpu() + activate_task() (push_rt_task(), pull_rt_task()):
     // a queued, not running task moves and may preempt at its destination.
-    virtual void move_queued_task(task& p, rq& src, rq& dst) = 0;
+    virtual void move_queued_task(task& p, rq& src, rq& dst, migrate_reason why) = 0;
     // resched_curr() of another CPU's rq, taking effect there as after an IPI.
-    virtual void resched_cpu(rq& r) = 0;
+    virtual void resched_cpu(rq& r, resched_reason why) = 0;
 
 protected:
     ~rt_ops() = default;
@@ -99,7 +99,7 @@ public:
         rt_run_list& list = r.rt.active.queue[static_cast<std::size_t>(task_prio(curr))];
         if (list.size() > 1) { // run_list.prev != run_list.next
             requeue_task_rt(r, curr, false);
-            resched_curr(r);
+            resched_curr(r, resched_reason::task_tick_rt);
         }
     }
 
@@ -109,7 +109,7 @@ public:
         (void)flags;
         task& curr = *r.curr;
         if (task_prio(p) < task_prio(curr)) {
-            resched_curr(r);
+            resched_curr(r, resched_reason::wakeup_preempt);
             return;
         }
         if (task_prio(p) == task_prio(curr) && !r.need_resched)
@@ -214,7 +214,7 @@ public:
         }
         if (enqueue && q.rt_nr_running != 0) { // sched_rt_rq_enqueue()
             enqueue_top_rt_rq(q);
-            resched_curr(r);
+            resched_curr(r, resched_reason::sched_rt_period_timer);
         }
         return !idle;
     }
@@ -300,7 +300,7 @@ private:
             return;
         r.rt.rt_time += delta;
         if (sched_rt_runtime_exceeded(r.rt))
-            resched_curr(r);
+            resched_curr(r, resched_reason::sched_rt_runtime_exceeded);
     }
 
     // sched_rt_runtime_exceeded(): over its runtime in the period, the queue is throttled
@@ -415,7 +415,7 @@ private:
         if (p.nr_cpus_allowed(nr_cpus()) != 1 && !cpupri_find(p).empty())
             return;
         requeue_task_rt(r, p, true);
-        resched_curr(r);
+        resched_curr(r, resched_reason::check_preempt_equal_prio);
     }
 
     // push_rt_task(): the highest pushable task goes to the lowest-priority CPU if that
@@ -426,7 +426,7 @@ private:
         if (next_task == nullptr)
             return false;
         if (task_prio(*next_task) < task_prio(*r.curr)) {
-            ops_.resched_cpu(r);
+            ops_.resched_cpu(r, resched_reason::push_rt_task);
             return false;
         }
         const int cpu = find_lowest_rq(*next_task, r.cpu);
@@ -435,7 +435,7 @@ private:
         rq& lowest = *rqs_[static_cast<std::size_t>(cpu)];
         if (lowest.rt.highest_prio_curr <= task_prio(*next_task))
             return false;
-        ops_.move_queued_task(*next_task, r, lowest);
+        ops_.move_queued_task(*next_task, r, lowest, migrate_reason::push_rt_task);
         return true;
     }
 
@@ -478,7 +478,7 @@ private:
             if (p == nullptr || task_prio(*p) >= this_rq.rt.highest_prio_curr ||
                 task_prio(*p) < task_prio(*src->curr))
                 continue;
-            ops_.move_queued_task(*p, *src, this_rq);
+            ops_.move_queued_task(*p, *src, this_rq, migrate_reason::pull_rt_task);
         }
     }
 

@@ -52,6 +52,9 @@ struct trace_event {
     int next_pid = 0;
     std::string_view next_comm;
     int dest_cpu = -1; // sched_migrate_task: where the task goes (cpu is where it was)
+    // sched_switch of a preempted task (prev_state R): the kernel function that asked for
+    // the reschedule; sched_migrate_task: the one that moved it (sched/reason.hpp).
+    std::string_view reason;
 };
 
 using trace_sink = std::function<void(const trace_event&)>;
