@@ -9,6 +9,7 @@ from typing import Callable, Optional
 from . import _core
 from .compare import main as compare_main
 from .measure import main as measure_main
+from .perf_sched import main as perf_import_main
 from .sweep import main as sweep_main
 
 # Subcommand -> (its main, taking the arguments after the subcommand; its line of --help).
@@ -16,6 +17,7 @@ PYTHON_COMMANDS: dict[str, tuple[Callable[[list[str]], int], str]] = {
     "compare": (compare_main, "Print theory, simulated and measured figures side by side"),
     "measure": (measure_main, "Run a scenario on this Linux host and report it as run does"),
     "sweep": (sweep_main, "Run a scenario over a grid of parameter values ([sweep] table)"),
+    "perf-import": (perf_import_main, "Turn a perf sched trace into a scenario (TOML)"),
 }
 
 

@@ -109,6 +109,25 @@ class Scenario:
         return cls._made(document, origin)
 
     @classmethod
+    def from_perf_script(
+        cls,
+        path: Union[str, os.PathLike[str]],
+        machine: Any = None,
+        kernel: Union[str, None] = None,
+        exclude: Iterable[str] = (),
+        pin: bool = False,
+    ) -> Scenario:
+        """The scenario of a recorded schedule: the text ``perf sched script`` prints (or
+        ``libsched run --trace``'s CSV), each traced task a program of the runs and sleeps
+        it did (docs/perf-import.md). ``machine`` is a scenario (a path or a
+        ``Scenario``) whose ``[machine]`` it takes, else only ``cpus``, from the trace;
+        ``kernel`` replaces its release; ``exclude`` lists regular expressions of comms to
+        leave out; ``pin`` keeps each task on the CPUs it ran on."""
+        from .perf_sched import from_perf_script
+
+        return from_perf_script(path, machine, kernel, exclude, pin)
+
+    @classmethod
     def _made(
         cls, document: dict[str, Any], origin: Union[str, None], text: Union[str, None] = None
     ) -> Scenario:

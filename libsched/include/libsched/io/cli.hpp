@@ -717,8 +717,9 @@ inline int run_cli(const std::vector<std::string>& args, std::ostream& out, std:
                      "libsched"};
         app.set_version_flag("--version", std::string{"libsched "} + LIBSCHED_VERSION_STRING);
         app.footer("The Python package's libsched command adds compare (theory, simulated and "
-                   "measured side by side), measure (run a scenario on this host) and sweep (a "
-                   "scenario over a grid of parameter values).");
+                   "measured side by side), measure (run a scenario on this host), sweep (a "
+                   "scenario over a grid of parameter values) and perf-import (a perf sched "
+                   "trace as a scenario).");
         app.require_subcommand(1);
 
         run_command run;

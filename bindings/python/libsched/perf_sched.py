@@ -1,0 +1,362 @@
+"""A recorded schedule as a workload: the text ``perf sched script`` prints of a
+``perf sched record`` (or ``libsched run --trace``'s CSV), turned into a scenario whose
+tasks ask for the CPU as the traced ones did (docs/perf-import.md).
+
+Each traced task becomes a ``[[tasks]]`` entry with a program of steps: ``run`` for the
+CPU time it used between waking up and blocking (the time it was switched in, across any
+preemptions), ``sleep`` for the time from blocking to being woken, once through, then it
+exits; a task that never blocked nor exited becomes a burner. What woke a task (a timer,
+another task, an interrupt) is not in the trace, so each wakeup becomes a timed sleep; the
+schedule the model makes of these demands can then be set beside the recorded one, under
+another release, nice values or machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import re
+import sys
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Optional, TextIO, Union
+
+from ._source import scenario_source
+from .scenario import Scenario
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+# One line of `perf sched script` (or `perf script` of the sched tracepoints): the
+# current task, its pid, [cpu], seconds (micro- or nanosecond digits), the event, its fields.
+_LINE = re.compile(
+    r"^\s*(?P<comm>.*?)\s+(?P<pid>-?\d+)\s+\[(?P<cpu>\d+)\]\s+(?P<time>\d+\.\d+):\s+"
+    r"(?:sched:)?(?P<event>\w+):\s*(?P<fields>.*)$"
+)
+_SWITCH = re.compile(
+    r"prev_comm=(?P<prev_comm>.*?) prev_pid=(?P<prev_pid>\d+) prev_prio=(?P<prev_prio>-?\d+) "
+    r"prev_state=(?P<prev_state>\S+) ==> next_comm=(?P<next_comm>.*?) "
+    r"next_pid=(?P<next_pid>\d+) next_prio=(?P<next_prio>-?\d+)"
+)
+_WAKE = re.compile(r"comm=(?P<comm>.*?) pid=(?P<pid>\d+) prio=(?P<prio>-?\d+)")
+
+# Per-CPU kernel threads ("ksoftirqd/1", "kworker/1:2", "cpuhp/0") are bound to their CPU;
+# the stoppers ("migration/N") are the model's own.
+_PER_CPU_KTHREAD = re.compile(r"^[\w-]+/(\d+)(?::\w+)?$")
+_STOPPER = re.compile(r"^migration/\d+$")
+
+
+@dataclass
+class _Event:
+    time: int  # ns
+    cpu: int
+    kind: str  # switch, wakeup, wakeup_new, exit
+    pid: int
+    comm: str
+    prio: Optional[int] = None
+    prev_state: str = ""
+    next_pid: int = -1
+    next_comm: str = ""
+    next_prio: Optional[int] = None
+
+
+@dataclass
+class _Task:
+    pid: int
+    comm: str
+    start: int
+    prio: Optional[int] = None
+    cpus: set[int] = field(default_factory=set)
+    steps: list[tuple[str, int]] = field(default_factory=list)
+    on_cpu_since: Optional[int] = None
+    burst: int = 0
+    asleep_since: Optional[int] = None
+    blocked: bool = False
+    exited: bool = False
+
+    def end_burst(self) -> None:
+        if self.burst > 0:
+            self.steps.append(("run", self.burst))
+        self.burst = 0
+
+
+class TraceError(ValueError):
+    """A trace that cannot be read: names the file and line."""
+
+
+def _seconds_to_ns(text: str) -> int:
+    whole, _, frac = text.partition(".")
+    return int(whole) * 1_000_000_000 + int((frac + "000000000")[:9])
+
+
+def read_perf_script(lines: Iterable[str], origin: str = "<trace>") -> Iterator[_Event]:
+    """The scheduling events of ``perf sched script`` text: sched_switch, sched_waking (or
+    sched_wakeup where the trace has no sched_waking), sched_wakeup_new,
+    sched_process_exit; other lines are skipped."""
+    waking_seen = False
+    for number, line in enumerate(lines, 1):
+        m = _LINE.match(line)
+        if m is None:
+            continue
+        event = m["event"]
+        time = _seconds_to_ns(m["time"])
+        cpu = int(m["cpu"])
+        fields = m["fields"]
+        if event == "sched_switch":
+            s = _SWITCH.search(fields)
+            if s is None:
+                raise TraceError(
+                    f"{origin}:{number}: a sched_switch without its fields: {line.strip()}"
+                )
+            yield _Event(
+                time,
+                cpu,
+                "switch",
+                int(s["prev_pid"]),
+                s["prev_comm"],
+                int(s["prev_prio"]),
+                s["prev_state"],
+                int(s["next_pid"]),
+                s["next_comm"],
+                int(s["next_prio"]),
+            )
+            continue
+        if event not in ("sched_waking", "sched_wakeup", "sched_wakeup_new", "sched_process_exit"):
+            continue
+        w = _WAKE.search(fields)
+        if w is None:
+            raise TraceError(
+                f"{origin}:{number}: a {event} without comm, pid and prio: {line.strip()}"
+            )
+        if event == "sched_waking":
+            waking_seen = True
+        elif event == "sched_wakeup" and waking_seen:
+            continue  # the same wakeup, seen when it was queued
+        kind = {"sched_process_exit": "exit", "sched_wakeup_new": "wakeup_new"}.get(event, "wakeup")
+        yield _Event(time, cpu, kind, int(w["pid"]), w["comm"], int(w["prio"]))
+
+
+def read_libsched_trace(rows: Iterable[Mapping[str, str]], repetition: int = 0) -> Iterator[_Event]:
+    """The events of one repetition of ``libsched run --trace``'s CSV (its rows as dicts)."""
+    kinds = {
+        "sched_switch": "switch",
+        "sched_wakeup": "wakeup",
+        "sched_wakeup_new": "wakeup_new",
+        "sched_process_exit": "exit",
+    }
+    for row in rows:
+        if int(row["repetition"]) != repetition or row["event"] not in kinds:
+            continue
+        kind = kinds[row["event"]]
+        yield _Event(
+            int(row["time_ns"]),
+            int(row["cpu"]),
+            kind,
+            int(row["pid"]),
+            row["comm"],
+            prev_state=row["prev_state"],
+            next_pid=int(row["next_pid"]) if row["next_pid"] else -1,
+            next_comm=row["next_comm"],
+        )
+
+
+def _tasks(events: Iterable[_Event]) -> tuple[dict[int, _Task], int, int, int]:
+    """Each traced task's steps, and the trace's first and last instants and CPU count."""
+    tasks: dict[int, _Task] = {}
+    last_switch: dict[int, int] = {}  # per CPU
+    first: Optional[int] = None
+    last = 0
+    cpus = 0
+
+    def task(pid: int, comm: str, at: int, prio: Optional[int]) -> _Task:
+        t = tasks.get(pid)
+        if t is None:
+            t = tasks[pid] = _Task(pid, comm, at)
+        t.comm = comm  # the latest: an exec() changes it
+        if prio is not None:
+            t.prio = prio
+        return t
+
+    for e in events:
+        first = e.time if first is None else first
+        last = max(last, e.time)
+        cpus = max(cpus, e.cpu + 1)
+        if e.kind == "switch":
+            if e.pid != 0:
+                prev = task(e.pid, e.comm, first, e.prio)
+                prev.cpus.add(e.cpu)
+                # Not seen switched in (running when the trace began, or the switch was
+                # lost): running since the CPU's last switch.
+                since = prev.on_cpu_since
+                if since is None:
+                    since = last_switch.get(e.cpu, first)
+                prev.burst += e.time - since
+                prev.on_cpu_since = None
+                if not e.prev_state.startswith("R"):
+                    prev.end_burst()
+                    prev.blocked = True
+                    prev.asleep_since = e.time
+                    prev.exited = prev.exited or e.prev_state[:1] in ("X", "Z")
+            if e.next_pid != 0:
+                nxt = task(e.next_pid, e.next_comm, first, e.next_prio)
+                nxt.cpus.add(e.cpu)
+                if nxt.asleep_since is not None:  # its wakeup was not traced
+                    nxt.steps.append(("sleep", e.time - nxt.asleep_since))
+                    nxt.asleep_since = None
+                nxt.on_cpu_since = e.time
+            last_switch[e.cpu] = e.time
+        elif e.kind == "wakeup_new":
+            task(e.pid, e.comm, e.time, e.prio).start = e.time
+        elif e.kind == "wakeup":
+            t = tasks.get(e.pid)
+            if t is None:  # asleep since before the trace: it starts here
+                task(e.pid, e.comm, e.time, e.prio)
+            elif t.asleep_since is not None:
+                t.steps.append(("sleep", e.time - t.asleep_since))
+                t.asleep_since = None
+        elif e.kind == "exit" and e.pid in tasks:
+            tasks[e.pid].exited = True
+    if first is None:
+        raise TraceError("the trace holds no scheduling events")
+    for t in tasks.values():
+        if t.on_cpu_since is not None:  # still running at the end
+            t.burst += last - t.on_cpu_since
+        t.end_burst()
+    return tasks, first, last, cpus
+
+
+def _entry_name(t: _Task) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]", "_", t.comm) + f"-{t.pid}"
+
+
+def _entry(t: _Task, origin: int, cpus: int, pin: bool) -> Optional[dict[str, Any]]:
+    steps = list(t.steps)
+    while steps and steps[-1][0] == "sleep":  # nothing follows: it would only wait
+        steps.pop()
+    if not any(kind == "run" for kind, _ in steps):
+        return None
+    entry: dict[str, Any] = {"name": _entry_name(t), "start": t.start - origin}
+    prio = 120 if t.prio is None else t.prio
+    if 0 <= prio < 100:  # RT; the trace does not say FIFO or RR
+        entry["policy"] = "fifo"
+        entry["rt_priority"] = 99 - prio
+    elif 100 <= prio < 140:
+        entry["nice"] = prio - 120
+    bound = _PER_CPU_KTHREAD.match(t.comm)
+    if bound and int(bound[1]) < cpus:
+        entry["affinity"] = [int(bound[1])]
+    elif pin:
+        entry["affinity"] = sorted(t.cpus)
+    if not (t.blocked or t.exited):
+        # Runnable from its start to the end of the trace: it would have used more.
+        entry["behaviour"] = "burner"
+        return entry
+    entry["behaviour"] = {
+        "type": "steps",
+        "loop": 1,
+        "steps": [{kind: value} for kind, value in steps],
+    }
+    return entry
+
+
+def scenario_from_events(
+    events: Iterable[_Event],
+    name: str,
+    machine: Optional[Mapping[str, Any]] = None,
+    exclude: Iterable[str] = (),
+    pin: bool = False,
+) -> Scenario:
+    """The scenario of a stream of scheduling events (see the module's docstring)."""
+    tasks, first, last, cpus = _tasks(events)
+    excluded = [re.compile(pattern) for pattern in exclude]
+    entries = []
+    for t in sorted(tasks.values(), key=lambda t: (t.start, t.pid)):
+        if _STOPPER.match(t.comm) or any(p.search(t.comm) for p in excluded):
+            continue
+        entry = _entry(t, first, cpus, pin)
+        if entry is not None:
+            entries.append(entry)
+    if not entries:
+        raise TraceError("no task of the trace used the CPU")
+    document: dict[str, Any] = {
+        "name": name,
+        "description": f"Imported from a scheduling trace: {len(entries)} tasks over "
+        f"{(last - first) / 1e9:.3f} s.",
+        "length": max(last - first, 1),
+        "machine": {"cpus": cpus, **(machine or {})},
+        "tasks": entries,
+    }
+    return Scenario(**document)
+
+
+def from_perf_script(
+    path: PathLike,
+    machine: Any = None,
+    kernel: Optional[str] = None,
+    exclude: Iterable[str] = (),
+    pin: bool = False,
+) -> Scenario:
+    """The scenario of a ``perf sched script`` text file, or of ``libsched run --trace``'s
+    CSV (repetition 0), told apart by the CSV's header. ``machine`` is a scenario (a path
+    or a ``Scenario``) whose ``[machine]`` the result takes (its ``cpus`` must hold the
+    trace's), else only ``cpus`` is set, from the highest CPU the trace names; ``kernel``
+    replaces the release. ``exclude``: regular expressions of comms to leave out (the
+    tracer itself: ``["^perf"]``). ``pin``: each task may run only on the CPUs it ran on
+    in the trace (per-CPU kernel threads, ``ksoftirqd/1``, are always bound to theirs)."""
+    path = os.fspath(path)
+    settings: dict[str, Any] = {}
+    if machine is not None:
+        toml_text, origin = scenario_source(machine, "from_perf_script")
+        settings = dict(Scenario.from_text(toml_text, origin).get("machine", {}))
+    if kernel is not None:
+        settings["kernel"] = kernel
+    name = re.sub(r"\.[^.]*$", "", os.path.basename(path)) or "perf-import"
+    with open(path, newline="", encoding="utf-8", errors="replace") as f:
+        head = f.readline()
+        f.seek(0)
+        if head.startswith("repetition,time_ns,"):
+            events: Iterable[_Event] = read_libsched_trace(csv.DictReader(f))
+            return scenario_from_events(list(events), name, settings, exclude, pin)
+        return scenario_from_events(list(read_perf_script(f, path)), name, settings, exclude, pin)
+
+
+def main(args: list[str], out: TextIO = sys.stdout) -> int:
+    parser = argparse.ArgumentParser(
+        prog="libsched perf-import",
+        description="Turn a recorded schedule (perf sched script's text, or libsched run "
+        "--trace's CSV) into a scenario whose tasks ask for the CPU as the traced ones did "
+        "(docs/perf-import.md); prints the TOML.",
+    )
+    parser.add_argument("trace", help="the text `perf sched script` printed, or a --trace CSV")
+    parser.add_argument("--machine", help="a scenario file whose [machine] the scenario takes")
+    parser.add_argument("--kernel", help="the release to model, e.g. 6.12")
+    parser.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="REGEX",
+        help="leave out the tasks whose comm matches (repeatable), e.g. ^perf",
+    )
+    parser.add_argument(
+        "--pin", action="store_true", help="keep each task on the CPUs it ran on in the trace"
+    )
+    parser.add_argument("-o", "--output", help="write the TOML there instead of printing it")
+    options = parser.parse_args(args)
+    try:
+        scenario = from_perf_script(
+            options.trace, options.machine, options.kernel, options.exclude, options.pin
+        )
+    except (OSError, ValueError) as err:
+        print(f"libsched perf-import: {err}", file=sys.stderr)
+        return 1
+    text = (
+        f"# Made by libsched perf-import from {os.path.basename(options.trace)}: each task runs\n"
+        "# and sleeps as the trace shows (docs/perf-import.md says what a trace cannot tell).\n"
+        + scenario.to_toml()
+    )
+    if options.output:
+        with open(options.output, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        out.write(text)
+    return 0

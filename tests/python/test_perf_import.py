@@ -1,0 +1,162 @@
+"""libsched perf-import (libsched.Scenario.from_perf_script): a recorded schedule as a
+workload. Each task's steps are the runs and sleeps the trace shows, worked out by hand
+from the lines below; a trace the model itself wrote comes back as the same demand."""
+
+from __future__ import annotations
+
+import csv
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import libsched
+from libsched import Scenario
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+MS = 1_000_000
+
+# perf sched script's lines (perf 6.1's layout), two CPUs. "app" (prio 120, nice 0) runs
+# 3 ms, sleeps 5 ms, runs 2 ms, is preempted for 1 ms by "ksoftirqd/1", runs 1 ms more and
+# exits. "rt" (prio 89: SCHED_FIFO 10) forks at 1 ms on CPU 0, runs 0.5 ms and sleeps for
+# good. "migration/0" (a stopper) and "idle" (never runs) are left out.
+PERF = """\
+            perf  1000 [001]   100.000000: sched:sched_stat_runtime: comm=perf pid=1000 runtime=1000 [ns]
+         swapper     0 [001]   100.000000:       sched:sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=app next_pid=42 next_prio=120
+             app    42 [001]   100.001000: sched:sched_wakeup_new: comm=rt pid=43 prio=89 target_cpu=000
+         swapper     0 [000]   100.001000:       sched:sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=rt next_pid=43 next_prio=89
+              rt    43 [000]   100.001500:       sched:sched_switch: prev_comm=rt prev_pid=43 prev_prio=89 prev_state=S ==> next_comm=migration/0 next_pid=12 next_prio=0
+     migration/0    12 [000]   100.001600:       sched:sched_switch: prev_comm=migration/0 prev_pid=12 prev_prio=0 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
+             app    42 [001]   100.003000:       sched:sched_switch: prev_comm=app prev_pid=42 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
+         swapper     0 [001]   100.008000:       sched:sched_waking: comm=app pid=42 prio=120 target_cpu=001
+         swapper     0 [001]   100.008001:       sched:sched_wakeup: comm=app pid=42 prio=120 target_cpu=001
+         swapper     0 [001]   100.008010:       sched:sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=app next_pid=42 next_prio=120
+             app    42 [001]   100.010010:       sched:sched_switch: prev_comm=app prev_pid=42 prev_prio=120 prev_state=R+ ==> next_comm=ksoftirqd/1 next_pid=24 next_prio=120
+     ksoftirqd/1    24 [001]   100.011010:       sched:sched_switch: prev_comm=ksoftirqd/1 prev_pid=24 prev_prio=120 prev_state=S ==> next_comm=app next_pid=42 next_prio=120
+             app    42 [001]   100.012010:       sched:sched_process_exit: comm=app pid=42 prio=120
+             app    42 [001]   100.012010:       sched:sched_switch: prev_comm=app prev_pid=42 prev_prio=120 prev_state=X ==> next_comm=swapper/1 next_pid=0 next_prio=120
+            idle    77 [000]   100.020000:       sched:sched_waking: comm=idle pid=77 prio=139 target_cpu=000
+"""
+
+
+def steps(entry: dict[str, Any]) -> list[tuple[str, int]]:
+    return [next(iter(step.items())) for step in entry["behaviour"]["steps"]]
+
+
+def entries(scenario: Scenario) -> dict[str, dict[str, Any]]:
+    return {t["name"]: t for t in scenario.to_dict()["tasks"]}
+
+
+@pytest.fixture
+def perf_text(tmp_path: Path) -> Path:
+    path = tmp_path / "app.txt"
+    path.write_text(PERF)
+    return path
+
+
+def test_each_task_asks_for_the_cpu_as_it_did_in_the_trace(perf_text: Path) -> None:
+    sc = Scenario.from_perf_script(perf_text, kernel="6.12")
+    tasks = entries(sc)
+    assert sorted(tasks) == ["app-42", "ksoftirqd_1-24", "rt-43"]
+    app = tasks["app-42"]
+    # 3 ms, 5 ms asleep until its sched_waking, then 2 + 1 ms across the preemption.
+    assert steps(app) == [("run", 3 * MS), ("sleep", 5 * MS), ("run", 3 * MS)]
+    assert (app["start"], app["nice"], app["behaviour"]["loop"]) == (0, 0, 1)
+    assert "affinity" not in app
+    rt = tasks["rt-43"]
+    assert steps(rt) == [("run", MS // 2)]  # its sleep for good is left out
+    assert (rt["start"], rt["policy"], rt["rt_priority"]) == (MS, "fifo", 10)
+    soft = tasks["ksoftirqd_1-24"]
+    assert steps(soft) == [("run", MS)]
+    assert soft["affinity"] == [1]  # a per-CPU kernel thread stays on its CPU
+    assert soft["start"] == 0  # runnable when the trace began
+    assert sc.get("length") == 20 * MS
+    assert sc.get("machine") == {"cpus": 2, "kernel": "6.12"}
+
+
+def test_exclude_and_pin(perf_text: Path) -> None:
+    sc = Scenario.from_perf_script(perf_text, exclude=["^ksoft"], pin=True)
+    tasks = entries(sc)
+    assert sorted(tasks) == ["app-42", "rt-43"]
+    assert tasks["app-42"]["affinity"] == [1]
+    assert tasks["rt-43"]["affinity"] == [0]
+
+
+def test_a_switch_the_trace_lost_counts_from_the_cpus_last_switch(tmp_path: Path) -> None:
+    # app's switch-in at 100.002 is missing: it ran from the CPU's previous switch.
+    lines = [
+        "x 9 [000] 100.000000: sched:sched_switch: prev_comm=x prev_pid=9 prev_prio=120 "
+        "prev_state=S ==> next_comm=y next_pid=8 next_prio=120",
+        "y 8 [000] 100.002000: sched:sched_switch: prev_comm=y prev_pid=8 prev_prio=120 "
+        "prev_state=S ==> next_comm=z next_pid=7 next_prio=120",
+        "app 42 [000] 100.005000: sched:sched_switch: prev_comm=app prev_pid=42 prev_prio=120 "
+        "prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120",
+    ]
+    path = tmp_path / "lost.txt"
+    path.write_text("\n".join(lines) + "\n")
+    assert steps(entries(Scenario.from_perf_script(path))["app-42"]) == [("run", 3 * MS)]
+
+
+def test_a_trace_the_model_wrote_comes_back_as_the_same_demand(tmp_path: Path) -> None:
+    # A 1 ms-run, 9 ms-sleep task beside a burner: the imported tasks ask for what each
+    # ran, so the model gives them the same CPU time again.
+    trace = tmp_path / "trace.csv"
+    source = EXAMPLES / "scenarios" / "sleeper-vs-hog.toml"
+    assert libsched._core.run.cli_main(["run", "-q", "--trace", str(trace), str(source)]) == 0
+    with trace.open(newline="") as f:
+        switches = [r for r in csv.DictReader(f) if r["event"] == "sched_switch"]
+    original = libsched.run(source, repetitions=1)["repetitions"][0]["tasks"]
+    sc = Scenario.from_perf_script(trace, machine=source)
+    tasks = entries(sc)
+    assert sorted(tasks) == ["hog-1001", "sleeper-1000"]
+    assert tasks["hog-1001"]["behaviour"] == "burner"  # it never blocked
+    # Each run step is a stretch on the CPU from the trace's switches (wall time: the
+    # ticks' interrupt time, which sum_exec_runtime leaves out, is inside it).
+    sleeper = [v for kind, v in steps(tasks["sleeper-1000"]) if kind == "run"]
+    blocks = sum(r["comm"] == "sleeper" and r["prev_state"] == "S" for r in switches)
+    mine = [r for r in switches if "sleeper" in (r["comm"], r["next_comm"])]
+    assert len(sleeper) == blocks + (mine[-1]["next_comm"] == "sleeper")
+    assert all(MS <= v <= MS + 10_000 for v in sleeper[:blocks])  # 1 ms and a tick's IRQ
+    ran = {t["name"]: t["sum_exec_runtime"] for t in original}
+    replayed = libsched.run(sc, repetitions=1)["repetitions"][0]["tasks"]
+    for t in replayed:
+        name = t["name"].rsplit("-", 1)[0]
+        assert abs(t["sum_exec_runtime"] - ran[name]) <= 0.005 * ran[name], name
+
+
+def test_the_command_prints_toml_and_names_a_bad_file(perf_text: Path, tmp_path: Path) -> None:
+    command = [sys.executable, "-m", "libsched", "perf-import"]
+    out = subprocess.run(
+        [*command, str(perf_text), "--kernel", "6.18"], capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    assert Scenario.from_text(out.stdout).get("machine.kernel") == "6.18"
+    written = tmp_path / "app.toml"
+    assert subprocess.run([*command, str(perf_text), "-o", str(written)]).returncode == 0
+    assert Scenario.from_file(written) == Scenario.from_perf_script(perf_text)
+    empty = tmp_path / "empty.txt"
+    empty.write_text("not a trace\n")
+    bad = subprocess.run([*command, str(empty)], capture_output=True, text=True)
+    assert bad.returncode == 1
+    assert bad.stderr == "libsched perf-import: the trace holds no scheduling events\n"
+
+
+def test_the_bundled_example_is_the_import_of_its_trace() -> None:
+    folder = EXAMPLES / "perf-import"
+    imported = Scenario.from_perf_script(
+        folder / "burner-and-sleeper.txt", kernel="6.18", exclude=["^perf"], pin=True
+    )
+    assert Scenario.from_file(folder / "burner-and-sleeper.toml") == imported
+    # The two loops of the recording: the sleeper's 2 ms spins (a little more with the
+    # interrupts inside them) between 8 ms sleeps (a little more: timer slack, wakeup).
+    tasks = entries(imported)
+    sleeper = steps(tasks["python3-29962"])
+    spins = [v for kind, v in sleeper if kind == "run"]
+    sleeps = [v for kind, v in sleeper if kind == "sleep"]
+    assert len(spins) == 169 and len(sleeps) == 168
+    assert sorted(spins)[len(spins) // 2] in range(2 * MS, 2 * MS + 100_000)
+    assert sorted(sleeps)[len(sleeps) // 2] in range(8 * MS, 8 * MS + 200_000)
+    assert all(t["affinity"] == [1] for t in tasks.values())
