@@ -2,13 +2,17 @@
 # Records the example trace: a busy loop and a loop that spins 2 ms and sleeps 8 ms, both
 # pinned to CPU 1, for 2 s, with perf sched record on CPU 1 only; then imports it.
 # Needs root and perf (apt-get install linux-perf); writes burner-and-sleeper.txt and
-# burner-and-sleeper.toml here.
+# burner-and-sleeper.toml here, or with an argument N (record.sh 10) runs the busy loop at
+# nice N and writes niceN-burner-and-sleeper.txt and .toml.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
+nice=${1:-0}
+out=burner-and-sleeper
+[[ $nice == 0 ]] || out=nice$nice-$out
 data=$(mktemp)
 trap 'rm -f "$data"' EXIT
 perf sched record -C 1 -o "$data" -- taskset -c 1 sh -c '
-    timeout 2 sh -c "while :; do :; done" &
+    timeout 2 nice -n '"$nice"' sh -c "while :; do :; done" &
     timeout 2 python3 -c "
 import time
 while True:
@@ -20,6 +24,5 @@ while True:
     wait' 2>/dev/null
 # Only the events the import reads (perf sched record also takes sched_stat_* and more).
 perf sched script -i "$data" 2>/dev/null |
-    grep -E 'sched:sched_(switch|waking|wakeup|wakeup_new|process_exit):' > burner-and-sleeper.txt
-libsched perf-import burner-and-sleeper.txt --pin --kernel 6.18 --exclude '^perf' \
-    -o burner-and-sleeper.toml
+    grep -E 'sched:sched_(switch|waking|wakeup|wakeup_new|process_exit):' > "$out.txt"
+libsched perf-import "$out.txt" --pin --kernel 6.18 --exclude '^perf' -o "$out.toml"

@@ -144,12 +144,20 @@ def test_the_command_prints_toml_and_names_a_bad_file(perf_text: Path, tmp_path:
     assert bad.stderr == "libsched perf-import: the trace holds no scheduling events\n"
 
 
-def test_the_bundled_example_is_the_import_of_its_trace() -> None:
+@pytest.mark.parametrize("name", ["burner-and-sleeper", "nice10-burner-and-sleeper"])
+def test_the_bundled_examples_are_the_imports_of_their_traces(name: str) -> None:
+    folder = EXAMPLES / "perf-import"
+    imported = Scenario.from_perf_script(
+        folder / f"{name}.txt", kernel="6.18", exclude=["^perf"], pin=True
+    )
+    assert Scenario.from_file(folder / f"{name}.toml") == imported
+
+
+def test_the_recorded_loops_are_what_the_example_ran() -> None:
     folder = EXAMPLES / "perf-import"
     imported = Scenario.from_perf_script(
         folder / "burner-and-sleeper.txt", kernel="6.18", exclude=["^perf"], pin=True
     )
-    assert Scenario.from_file(folder / "burner-and-sleeper.toml") == imported
     # The two loops of the recording: the sleeper's 2 ms spins (a little more with the
     # interrupts inside them) between 8 ms sleeps (a little more: timer slack, wakeup).
     tasks = entries(imported)

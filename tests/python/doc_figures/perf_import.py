@@ -12,6 +12,7 @@ from typing import Any
 
 import libsched
 from doc_figures import ROOT, Figure, comparison, task
+from libsched import Scenario
 
 DOC = "docs/validation.md"
 IMPORTED = "examples/perf-import/burner-and-sleeper.toml"
@@ -22,30 +23,35 @@ HOST_COSTS = {
     "machine.idle_exit_latency": "24us",
     "machine.tick_latency": {"dist": "uniform", "low": "7us", "high": "26us"},
 }
+NICE10 = "examples/perf-import/nice10-burner-and-sleeper.toml"
+WHAT_IF = {"tasks.sh-29963.nice": 10}
+SLEEPER10 = "python3-32457"
+LOOP10 = "sh-32456"
 SLEEPER = "python3-29962"
 LOOP = "sh-29963"
 
 
-def latency(c: libsched.Comparison) -> dict[str, Any]:
-    found: dict[str, Any] = task(c, SLEEPER)["wakeup_latency"]
+def latency(c: libsched.Comparison, sleeper: str = SLEEPER) -> dict[str, Any]:
+    found: dict[str, Any] = task(c, sleeper)["wakeup_latency"]
     return found
 
 
-def long_waits() -> int:
-    """The sleeper's wakeups that waited more than 1 ms for the CPU, in the trace of the
-    imported scenario's run with the default costs."""
+def long_waits(scenario: Scenario, sleeper: str = SLEEPER) -> int:
+    """The sleeper's wakeups that waited more than 1 ms for the CPU, in the trace of a run
+    of the scenario."""
     with tempfile.TemporaryDirectory() as folder:
+        toml = Path(folder) / "scenario.toml"
+        toml.write_text(scenario.to_toml())
         path = Path(folder) / "trace.csv"
-        args = ["run", "-q", "--trace", str(path), str(ROOT / IMPORTED)]
-        assert libsched._core.run.cli_main(args) == 0
+        assert libsched._core.run.cli_main(["run", "-q", "--trace", str(path), str(toml)]) == 0
         with path.open(newline="") as f:
             rows = list(csv.DictReader(f))
     woke = None
     waits = 0
     for r in rows:
-        if r["event"] == "sched_wakeup" and r["comm"] == SLEEPER:
+        if r["event"] == "sched_wakeup" and r["comm"] == sleeper:
             woke = int(r["time_ns"])
-        elif r["event"] == "sched_switch" and r["next_comm"] == SLEEPER and woke is not None:
+        elif r["event"] == "sched_switch" and r["next_comm"] == sleeper and woke is not None:
             waits += int(r["time_ns"]) - woke > 1_000_000
             woke = None
     return waits
@@ -100,6 +106,85 @@ FIGURES = [
         ),
     ),
     Figure(
-        DOC, "29 of the 168 wakeups on the host, {} in the model", IMPORTED, lambda c: long_waits()
+        DOC,
+        "29 of the 168 wakeups on the host, {} in the model",
+        IMPORTED,
+        lambda c: long_waits(imported()),
+    ),
+    # The what-if: the nice-0 import with the loop at nice 10 (the figures' own run), and
+    # the nice-10 import.
+    Figure(
+        DOC,
+        "| sleeper: wakeups | 195 | {} | {} |",
+        IMPORTED,
+        lambda c: (latency(c)["count"], latency(nice10(), SLEEPER10)["count"]),
+        values=WHAT_IF,
+    ),
+    Figure(
+        DOC,
+        "| sleeper: waits over 1 ms | 8 | {} | {} |",
+        IMPORTED,
+        lambda c: (
+            long_waits(imported().with_values(WHAT_IF)),
+            long_waits(Scenario.from_file(ROOT / NICE10), SLEEPER10),
+        ),
+    ),
+    Figure(
+        DOC,
+        "| sleeper: max wait | 2.75 ms | {:.2f} ms | {:.2f} ms |",
+        IMPORTED,
+        lambda c: (latency(c)["max"] / 1e6, latency(nice10(), SLEEPER10)["max"] / 1e6),
+        values=WHAT_IF,
+    ),
+    Figure(
+        DOC,
+        "| sleeper: preempted | 11 | {} | {} |",
+        IMPORTED,
+        lambda c: (task(c, SLEEPER)["nivcsw"], task(nice10(), SLEEPER10)["nivcsw"]),
+        values=WHAT_IF,
+    ),
+    Figure(
+        DOC,
+        "| busy loop: preempted | 201 | {} | {} |",
+        IMPORTED,
+        lambda c: (task(c, LOOP)["nivcsw"], task(nice10(), LOOP10)["nivcsw"]),
+        values=WHAT_IF,
+    ),
+    Figure(
+        DOC,
+        "| CPU time, sleeper / busy loop | 398.5 / 1602.6 ms | {:.1f} / {:.1f} ms | {:.1f} / {:.1f} ms |",
+        IMPORTED,
+        lambda c: (*cpu_ms(c, SLEEPER, LOOP), *cpu_ms(nice10(), SLEEPER10, LOOP10)),
+        values=WHAT_IF,
+    ),
+    Figure(
+        DOC,
+        "its 1 ms waits drop from 29 to 8 (model: {} to {})",
+        IMPORTED,
+        lambda c: (long_waits(imported()), long_waits(imported().with_values(WHAT_IF))),
+    ),
+    Figure(
+        DOC,
+        "the longest from 4.8 to 2.75 ms (model: {:.1f} to {:.2f})",
+        IMPORTED,
+        lambda c: (latency(c)["max"] / 1e6, latency(comparison(IMPORTED, WHAT_IF))["max"] / 1e6),
+    ),
+    Figure(
+        DOC,
+        "the nice-10 trace itself gives the sleeper {} wait over 1 ms",
+        IMPORTED,
+        lambda c: long_waits(Scenario.from_file(ROOT / NICE10), SLEEPER10),
     ),
 ]
+
+
+def imported() -> Scenario:
+    return Scenario.from_file(ROOT / IMPORTED)
+
+
+def nice10() -> libsched.Comparison:
+    return comparison(NICE10)
+
+
+def cpu_ms(c: libsched.Comparison, *names: str) -> tuple[float, ...]:
+    return tuple(task(c, n)["sum_exec_runtime"] / 1e6 for n in names)
