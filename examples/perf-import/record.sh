@@ -22,7 +22,8 @@ while True:
     time.sleep(0.008)
 " &
     wait' 2>/dev/null
-# Only the events the import reads (perf sched record also takes sched_stat_* and more).
+# Only the events the import and compare read (perf sched record takes sched_stat_* too).
 perf sched script -i "$data" 2>/dev/null |
-    grep -E 'sched:sched_(switch|waking|wakeup|wakeup_new|process_exit):' > "$out.txt"
+    grep -E 'sched:sched_(switch|waking|wakeup|wakeup_new|process_exit|migrate_task):' \
+        > "$out.txt"
 libsched perf-import "$out.txt" --pin --kernel 6.18 --exclude '^perf' -o "$out.toml"

@@ -168,3 +168,20 @@ def test_the_recorded_loops_are_what_the_example_ran() -> None:
     assert sorted(spins)[len(spins) // 2] in range(2 * MS, 2 * MS + 100_000)
     assert sorted(sleeps)[len(sleeps) // 2] in range(8 * MS, 8 * MS + 200_000)
     assert all(t["affinity"] == [1] for t in tasks.values())
+
+
+def test_the_trace_as_measurements_for_compare(perf_text: Path) -> None:
+    measured = libsched.read_measurements(perf_text)
+    app = {q: v for (e, t, q), v in measured.values.items() if e == "app-42"}
+    span = 20 * MS  # the trace's first event to its last: the window
+    assert app["share"] == pytest.approx(6 * MS / span)  # 3 + 2 + 1 ms on the CPU
+    assert app["nvcsw_per_s"] == pytest.approx(2 / 0.02)  # blocked once, exited
+    assert app["nivcsw_per_s"] == pytest.approx(1 / 0.02)  # preempted once
+    # Woken at 8.000 ms, on the CPU at 8.010; queued 10 us then, and 1 ms preempted.
+    assert app["wakeup_latency_max"] == app["wakeup_latency_p50"] == 10_000
+    assert app["run_delay_share"] == pytest.approx((10_000 + MS) / span)
+    assert app["migrations_per_s"] == 0
+    assert {e for e, _, _ in measured.values} == {"app-42", "rt-43", "ksoftirqd_1-24"}
+    c = libsched.compare(Scenario.from_perf_script(perf_text), perf_text)
+    assert c.unmatched == ()
+    assert c.row("app-42", "share").simulated == pytest.approx(0.3, abs=0.001)

@@ -112,8 +112,9 @@ class Measurements:
 
 def read_measurements(path: Union[str, os.PathLike[str]]) -> Measurements:
     """Measured figures from a file: a result document in JSON (``libsched measure``'s
-    output, or ``libsched run --json``'s) or a CSV file of ``entry,quantity,value`` lines
-    with optional ``task`` and ``repetition`` columns (docs/python.md). ``ValueError`` names
+    output, or ``libsched run --json``'s), a CSV file of ``entry,quantity,value`` lines
+    with optional ``task`` and ``repetition`` columns (docs/python.md), or the text ``perf
+    sched script`` printed (each task as ``libsched perf-import`` names it). ``ValueError`` names
     the file, and for a CSV file the line and column, of anything else."""
     return _read_measurements(path, "libsched.read_measurements")
 
@@ -314,7 +315,13 @@ def _read_measurements(path: Union[str, os.PathLike[str]], function: str) -> Mea
     if file.suffix.lower() == ".csv":
         return _read_csv(text, str(file), function)
     if file.suffix.lower() != ".json":
-        raise ValueError(f"{function}: measured: {file} is neither .csv nor .json")
+        from .perf_sched import looks_like_perf_script, measurements
+
+        if looks_like_perf_script(text):
+            return measurements(file)
+        raise ValueError(
+            f"{function}: measured: {file} is neither .csv nor .json nor perf sched script's text"
+        )
     try:
         document = json.loads(text)
     except json.JSONDecodeError as err:
@@ -660,8 +667,8 @@ def main(args: list[str]) -> int:
     parser.add_argument(
         "--measured",
         metavar="FILE",
-        help="measured figures: a result document (.json) or a CSV file; "
-        "default: the scenario's [measured] table",
+        help="measured figures: a result document (.json), a CSV file, or perf sched "
+        "script's text (docs/perf-import.md); default: the scenario's [measured] table",
     )
     parser.add_argument("--json", action="store_true", help="print the comparison as JSON")
     parser.add_argument(

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import math
 import os
 import re
 import sys
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional, TextIO, Union
 
 from ._source import scenario_source
+from .compare import Measurements
 from .scenario import Scenario
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -38,7 +40,9 @@ _SWITCH = re.compile(
     r"prev_state=(?P<prev_state>\S+) ==> next_comm=(?P<next_comm>.*?) "
     r"next_pid=(?P<next_pid>\d+) next_prio=(?P<next_prio>-?\d+)"
 )
-_WAKE = re.compile(r"comm=(?P<comm>.*?) pid=(?P<pid>\d+) prio=(?P<prio>-?\d+)")
+_WAKE = re.compile(
+    r"comm=(?P<comm>.*?) pid=(?P<pid>\d+) prio=(?P<prio>-?\d+)(?: target_cpu=(?P<target>\d+))?"
+)
 
 # Per-CPU kernel threads ("ksoftirqd/1", "kworker/1:2", "cpuhp/0") are bound to their CPU;
 # the stoppers ("migration/N") are the model's own.
@@ -58,6 +62,7 @@ class _Event:
     next_pid: int = -1
     next_comm: str = ""
     next_prio: Optional[int] = None
+    target_cpu: int = -1  # a wakeup's CPU
 
 
 @dataclass
@@ -121,7 +126,13 @@ def read_perf_script(lines: Iterable[str], origin: str = "<trace>") -> Iterator[
                 int(s["next_prio"]),
             )
             continue
-        if event not in ("sched_waking", "sched_wakeup", "sched_wakeup_new", "sched_process_exit"):
+        if event not in (
+            "sched_waking",
+            "sched_wakeup",
+            "sched_wakeup_new",
+            "sched_process_exit",
+            "sched_migrate_task",
+        ):
             continue
         w = _WAKE.search(fields)
         if w is None:
@@ -132,8 +143,13 @@ def read_perf_script(lines: Iterable[str], origin: str = "<trace>") -> Iterator[
             waking_seen = True
         elif event == "sched_wakeup" and waking_seen:
             continue  # the same wakeup, seen when it was queued
-        kind = {"sched_process_exit": "exit", "sched_wakeup_new": "wakeup_new"}.get(event, "wakeup")
-        yield _Event(time, cpu, kind, int(w["pid"]), w["comm"], int(w["prio"]))
+        kind = {
+            "sched_process_exit": "exit",
+            "sched_wakeup_new": "wakeup_new",
+            "sched_migrate_task": "migrate",
+        }.get(event, "wakeup")
+        target = int(w["target"]) if w["target"] is not None else -1
+        yield _Event(time, cpu, kind, int(w["pid"]), w["comm"], int(w["prio"]), target_cpu=target)
 
 
 def read_libsched_trace(rows: Iterable[Mapping[str, str]], repetition: int = 0) -> Iterator[_Event]:
@@ -318,6 +334,84 @@ def from_perf_script(
             events: Iterable[_Event] = read_libsched_trace(csv.DictReader(f))
             return scenario_from_events(list(events), name, settings, exclude, pin)
         return scenario_from_events(list(read_perf_script(f, path)), name, settings, exclude, pin)
+
+
+def looks_like_perf_script(text: str) -> bool:
+    """Whether ``text`` holds a line of ``perf sched script`` with a scheduling event."""
+    return any(
+        (m := _LINE.match(line)) is not None and m["event"].startswith("sched_")
+        for line in text.splitlines()[:1000]
+    )
+
+
+def _nearest_rank(values: list[int], p: float) -> float:
+    """The smallest value with at least p % of the values at or below it (as the model's
+    summaries take percentiles)."""
+    return float(values[max(0, math.ceil(p / 100 * len(values)) - 1)])
+
+
+def measurements(path: PathLike) -> Measurements:
+    """What a ``perf sched script`` trace measured of each task that ran, named as the
+    import names it (``comm-PID``), over the trace's span as the window: share (its time on
+    a CPU), voluntary and involuntary switches and migrations per second, its waits on a
+    run queue over the window (run_delay_share), and its wakeup latency (from its
+    ``sched_waking`` to its next switch-in: mean, p50, p90, p99, p99.9, max, nearest-rank),
+    for ``libsched.compare`` with the imported scenario (docs/perf-import.md)."""
+    path = os.fspath(path)
+    with open(path, encoding="utf-8", errors="replace") as f:
+        events = list(read_perf_script(f, path))
+    tasks, first, last, _ = _tasks(events)
+    span = max(last - first, 1)
+    traced = {e.cpu for e in events}  # perf record -C: the others' switches are not seen
+    on_cpu: dict[int, int] = {}
+    switches: dict[tuple[int, bool], int] = {}
+    moves: dict[int, int] = {}
+    waits: dict[int, int] = {}
+    latency: dict[int, list[int]] = {}
+    in_since: dict[int, int] = {}
+    queued_since: dict[int, int] = {}  # runnable, not running: from a wakeup or preemption
+    woken_at: dict[int, int] = {}
+    for e in events:
+        if e.kind == "switch":
+            if e.pid != 0:
+                on_cpu[e.pid] = on_cpu.get(e.pid, 0) + e.time - in_since.pop(e.pid, first)
+                preempted = e.prev_state.startswith("R")
+                switches[(e.pid, preempted)] = switches.get((e.pid, preempted), 0) + 1
+                if preempted:
+                    queued_since[e.pid] = e.time
+            if e.next_pid != 0:
+                in_since[e.next_pid] = e.time
+                if e.next_pid in queued_since:
+                    waits[e.next_pid] = (
+                        waits.get(e.next_pid, 0) + e.time - queued_since.pop(e.next_pid)
+                    )
+                if e.next_pid in woken_at:
+                    latency.setdefault(e.next_pid, []).append(e.time - woken_at.pop(e.next_pid))
+        elif e.kind == "wakeup" and e.pid not in in_since and e.target_cpu in (-1, *traced):
+            woken_at.setdefault(e.pid, e.time)
+            queued_since.setdefault(e.pid, e.time)
+        elif e.kind == "migrate":
+            moves[e.pid] = moves.get(e.pid, 0) + 1
+    for pid, since in in_since.items():
+        on_cpu[pid] = on_cpu.get(pid, 0) + last - since
+    values: dict[tuple[str, Optional[str], str], float] = {}
+    seconds = span / 1e9
+    for pid, t in tasks.items():
+        if not on_cpu.get(pid) or _STOPPER.match(t.comm):
+            continue
+        entry = _entry_name(t)
+        values[(entry, None, "share")] = on_cpu[pid] / span
+        values[(entry, None, "nvcsw_per_s")] = switches.get((pid, False), 0) / seconds
+        values[(entry, None, "nivcsw_per_s")] = switches.get((pid, True), 0) / seconds
+        values[(entry, None, "migrations_per_s")] = moves.get(pid, 0) / seconds
+        values[(entry, None, "run_delay_share")] = waits.get(pid, 0) / span
+        lat = sorted(latency.get(pid, []))
+        if lat:
+            values[(entry, None, "wakeup_latency_mean")] = sum(lat) / len(lat)
+            for name, p in (("p50", 50), ("p90", 90), ("p99", 99), ("p99_9", 99.9)):
+                values[(entry, None, f"wakeup_latency_{name}")] = _nearest_rank(lat, p)
+            values[(entry, None, "wakeup_latency_max")] = float(lat[-1])
+    return Measurements(f"perf trace {os.path.basename(path)}", values)
 
 
 def main(args: list[str], out: TextIO = sys.stdout) -> int:
