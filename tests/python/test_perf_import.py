@@ -185,3 +185,33 @@ def test_the_trace_as_measurements_for_compare(perf_text: Path) -> None:
     c = libsched.compare(Scenario.from_perf_script(perf_text), perf_text)
     assert c.unmatched == ()
     assert c.row("app-42", "share").simulated == pytest.approx(0.3, abs=0.001)
+
+
+def test_a_switch_out_the_trace_lost_is_made_up_where_the_task_was_last_seen(
+    tmp_path: Path,
+) -> None:
+    # "agent" is switched in at 100.001 and seen running at 100.002 (it wakes "app"), but
+    # its switch-out is missing: at 100.005 the CPU runs "app" (the line's task), so agent
+    # blocked after 100.002, and app ran from the CPU's last switch.
+    lines = [
+        "x 9 [000] 100.000000: sched:sched_switch: prev_comm=x prev_pid=9 prev_prio=120 "
+        "prev_state=S ==> next_comm=y next_pid=8 next_prio=120",
+        "y 8 [000] 100.001000: sched:sched_switch: prev_comm=y prev_pid=8 prev_prio=120 "
+        "prev_state=S ==> next_comm=agent next_pid=5 next_prio=110",
+        "agent 5 [000] 100.002000: sched:sched_waking: comm=app pid=42 prio=120 target_cpu=000",
+        "app 42 [000] 100.005000: sched:sched_switch: prev_comm=app prev_pid=42 prev_prio=120 "
+        "prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120",
+        "swapper 0 [000] 100.009000: sched:sched_waking: comm=agent pid=5 prio=110 target_cpu=000",
+        "swapper 0 [000] 100.009000: sched:sched_switch: prev_comm=swapper/0 prev_pid=0 "
+        "prev_prio=120 prev_state=R ==> next_comm=agent next_pid=5 next_prio=110",
+        "agent 5 [000] 100.010000: sched:sched_switch: prev_comm=agent prev_pid=5 prev_prio=110 "
+        "prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120",
+    ]
+    path = tmp_path / "lost.txt"
+    path.write_text("\n".join(lines) + "\n")
+    tasks = entries(Scenario.from_perf_script(path))
+    # Not a burner running from 100.001 to the end: 1 ms, asleep 7 ms, 1 ms.
+    assert steps(tasks["agent-5"]) == [("run", MS), ("sleep", 7 * MS), ("run", MS)]
+    assert steps(tasks["app-42"]) == [("run", 3 * MS)]
+    share = libsched.read_measurements(path).values[("agent-5", None, "share")]
+    assert share == pytest.approx(2 * MS / (10 * MS))

@@ -97,8 +97,14 @@ def _seconds_to_ns(text: str) -> int:
 def read_perf_script(lines: Iterable[str], origin: str = "<trace>") -> Iterator[_Event]:
     """The scheduling events of ``perf sched script`` text: sched_switch, sched_waking (or
     sched_wakeup where the trace has no sched_waking), sched_wakeup_new,
-    sched_process_exit; other lines are skipped."""
+    sched_process_exit; other lines are skipped.
+
+    Each line also says which task its CPU runs (the comm and pid before the CPU): where
+    that is not the task the CPU last switched to, the trace lost that task's switch-out
+    (perf drops events, and some are never recorded), and an event is made up for it: the
+    task blocked when it was last seen running there."""
     waking_seen = False
+    current: dict[int, tuple[int, str, int]] = {}  # CPU -> pid, comm, last seen running
     for number, line in enumerate(lines, 1):
         m = _LINE.match(line)
         if m is None:
@@ -107,12 +113,18 @@ def read_perf_script(lines: Iterable[str], origin: str = "<trace>") -> Iterator[
         time = _seconds_to_ns(m["time"])
         cpu = int(m["cpu"])
         fields = m["fields"]
+        running = int(m["pid"])
+        pid, comm, seen = current.get(cpu, (running, m["comm"], time))
+        if pid != running and pid != 0:
+            yield _Event(seen, cpu, "switch", pid, comm, None, "S", 0, "swapper", None)
+        current[cpu] = (running, m["comm"], time)
         if event == "sched_switch":
             s = _SWITCH.search(fields)
             if s is None:
                 raise TraceError(
                     f"{origin}:{number}: a sched_switch without its fields: {line.strip()}"
                 )
+            current[cpu] = (int(s["next_pid"]), s["next_comm"], time)
             yield _Event(
                 time,
                 cpu,
@@ -363,7 +375,8 @@ def measurements(path: PathLike) -> Measurements:
     tasks, first, last, _ = _tasks(events)
     span = max(last - first, 1)
     traced = {e.cpu for e in events}  # perf record -C: the others' switches are not seen
-    on_cpu: dict[int, int] = {}
+    # Its time on a CPU: what the import makes its runs of.
+    on_cpu = {pid: sum(v for kind, v in t.steps if kind == "run") for pid, t in tasks.items()}
     switches: dict[tuple[int, bool], int] = {}
     moves: dict[int, int] = {}
     waits: dict[int, int] = {}
@@ -374,7 +387,7 @@ def measurements(path: PathLike) -> Measurements:
     for e in events:
         if e.kind == "switch":
             if e.pid != 0:
-                on_cpu[e.pid] = on_cpu.get(e.pid, 0) + e.time - in_since.pop(e.pid, first)
+                in_since.pop(e.pid, None)
                 preempted = e.prev_state.startswith("R")
                 switches[(e.pid, preempted)] = switches.get((e.pid, preempted), 0) + 1
                 if preempted:
@@ -392,8 +405,6 @@ def measurements(path: PathLike) -> Measurements:
             queued_since.setdefault(e.pid, e.time)
         elif e.kind == "migrate":
             moves[e.pid] = moves.get(e.pid, 0) + 1
-    for pid, since in in_since.items():
-        on_cpu[pid] = on_cpu.get(pid, 0) + last - since
     values: dict[tuple[str, Optional[str], str], float] = {}
     seconds = span / 1e9
     for pid, t in tasks.items():
