@@ -1,29 +1,49 @@
 #!/usr/bin/env bash
-# Records the example trace: a busy loop and a loop that spins 2 ms and sleeps 8 ms, both
-# pinned to CPU 1, for 2 s, with perf sched record on CPU 1 only; then imports it.
-# Needs root and perf (apt-get install linux-perf); writes burner-and-sleeper.txt and
-# burner-and-sleeper.toml here, or with an argument N (record.sh 10) runs the busy loop at
-# nice N and writes niceN-burner-and-sleeper.txt and .toml.
+# Records an example trace for 2 s with perf sched record, then imports it (--kernel 6.18).
+# Needs root and perf (apt-get install linux-perf). Writes NAME.txt and NAME.toml here:
+#   record.sh          burner-and-sleeper: a busy loop and a loop that spins 2 ms and
+#                      sleeps 8 ms, both pinned to CPU 1, recorded on CPU 1 only (--pin)
+#   record.sh N        niceN-burner-and-sleeper: the same with the busy loop at nice N
+#   record.sh spread   three-burners-and-sleeper: three busy loops and the sleeping loop,
+#                      unpinned, recorded on every CPU
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
-nice=${1:-0}
-out=burner-and-sleeper
-[[ $nice == 0 ]] || out=nice$nice-$out
-data=$(mktemp)
-trap 'rm -f "$data"' EXIT
-perf sched record -C 1 -o "$data" -- taskset -c 1 sh -c '
-    timeout 2 nice -n '"$nice"' sh -c "while :; do :; done" &
-    timeout 2 python3 -c "
+mode=${1:-0}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cat > "$tmp/sleeper.py" <<'EOF'
 import time
 while True:
     t = time.perf_counter()
     while time.perf_counter() - t < 0.002:
         pass
     time.sleep(0.008)
-" &
-    wait' 2>/dev/null
+EOF
+if [[ $mode == spread ]]; then
+    out=three-burners-and-sleeper
+    record=(-a)
+    import=()
+    loops=3
+    nice=0
+else
+    out=burner-and-sleeper
+    [[ $mode == 0 ]] || out=nice$mode-$out
+    record=(-C 1)
+    import=(--pin)
+    loops=1
+    nice=$mode
+fi
+cat > "$tmp/workload.sh" <<EOF
+for i in \$(seq $loops); do timeout 2 nice -n $nice sh -c 'while :; do :; done' & done
+timeout 2 python3 "$tmp/sleeper.py" &
+wait
+EOF
+pin=()
+[[ $mode == spread ]] || pin=(taskset -c 1)
+perf sched record "${record[@]}" -o "$tmp/perf.data" -- "${pin[@]}" sh "$tmp/workload.sh" \
+    2>/dev/null
 # Only the events the import and compare read (perf sched record takes sched_stat_* too).
-perf sched script -i "$data" 2>/dev/null |
+perf sched script -i "$tmp/perf.data" 2>/dev/null |
     grep -E 'sched:sched_(switch|waking|wakeup|wakeup_new|process_exit|migrate_task):' \
         > "$out.txt"
-libsched perf-import "$out.txt" --pin --kernel 6.18 --exclude '^perf' -o "$out.toml"
+libsched perf-import "$out.txt" "${import[@]}" --kernel 6.18 --exclude '^perf' -o "$out.toml"

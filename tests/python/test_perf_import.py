@@ -144,11 +144,18 @@ def test_the_command_prints_toml_and_names_a_bad_file(perf_text: Path, tmp_path:
     assert bad.stderr == "libsched perf-import: the trace holds no scheduling events\n"
 
 
-@pytest.mark.parametrize("name", ["burner-and-sleeper", "nice10-burner-and-sleeper"])
-def test_the_bundled_examples_are_the_imports_of_their_traces(name: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "pin"),
+    [
+        ("burner-and-sleeper", True),
+        ("nice10-burner-and-sleeper", True),
+        ("three-burners-and-sleeper", False),
+    ],
+)
+def test_the_bundled_examples_are_the_imports_of_their_traces(name: str, pin: bool) -> None:
     folder = EXAMPLES / "perf-import"
     imported = Scenario.from_perf_script(
-        folder / f"{name}.txt", kernel="6.18", exclude=["^perf"], pin=True
+        folder / f"{name}.txt", kernel="6.18", exclude=["^perf"], pin=pin
     )
     assert Scenario.from_file(folder / f"{name}.toml") == imported
 

@@ -5,6 +5,7 @@ the 6.18 host's."""
 from __future__ import annotations
 
 import csv
+import functools
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -188,3 +189,64 @@ def nice10() -> libsched.Comparison:
 
 def cpu_ms(c: libsched.Comparison, *names: str) -> tuple[float, ...]:
     return tuple(task(c, n)["sum_exec_runtime"] / 1e6 for n in names)
+
+
+SPREAD = "examples/perf-import/three-burners-and-sleeper"
+
+
+def spread() -> libsched.Comparison:
+    """The unpinned two-CPU recording's import, compared with the recording itself."""
+    return _spread()
+
+
+@functools.cache
+def _spread() -> libsched.Comparison:
+    return libsched.compare(ROOT / f"{SPREAD}.toml", ROOT / f"{SPREAD}.txt")
+
+
+def counts(entry: str) -> tuple[int, int, int, int]:
+    """Preemptions and migrations of an entry over the span: host, model, host, model."""
+    c = spread()
+    span_s = c.result["window"]["end"] / 1e9 - c.result["window"]["start"] / 1e9
+    out = []
+    for quantity in ("nivcsw_per_s", "migrations_per_s"):
+        row = c.row(entry, quantity)
+        assert row.measured is not None and row.simulated is not None
+        out += [round(row.measured * span_s), round(row.simulated * span_s)]
+    return out[0], out[1], out[2], out[3]
+
+
+SPREAD_FIGURES = [
+    *(
+        Figure(
+            DOC,
+            f"| {label} | {{}} | {{}} | {{}} | {{}} |",
+            f"{SPREAD}.toml",
+            lambda c, e=entry: counts(e),
+        )
+        for label, entry in (
+            ("busy loop 1 (`sh-8408`)", "sh-8408"),
+            ("busy loop 2 (`sh-8409`)", "sh-8409"),
+            ("busy loop 3 (`sh-8410`)", "sh-8410"),
+            ("sleeping loop", "python3-8411"),
+        )
+    ),
+    Figure(
+        DOC,
+        "p90 2.78 ms on the host, {:.2f} ms in the model; longest 7.8 ms and {:.1f} ms",
+        f"{SPREAD}.toml",
+        lambda c: (
+            spread().row("python3-8411", "wakeup_latency_p90").simulated / 1e6,
+            spread().row("python3-8411", "wakeup_latency_max").simulated / 1e6,
+        ),
+    ),
+]
+SPREAD_FIGURES.append(
+    Figure(
+        DOC,
+        "about as often in the model as on the host ({} and 21 moves in all)",
+        f"{SPREAD}.toml",
+        lambda c: sum(counts(e)[3] for e in ("sh-8408", "sh-8409", "sh-8410", "python3-8411")),
+    )
+)
+FIGURES += SPREAD_FIGURES
