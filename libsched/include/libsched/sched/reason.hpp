@@ -14,7 +14,7 @@ enum class resched_reason : std::uint8_t {
     check_preempt_tick,        // old CFS: the ideal runtime is used up at the tick
     hrtick,                    // HRTICK: the slice timer expired
     wakeup_preempt,            // a woken, forked or moved task preempts
-    prio_changed,              // renice: the running task became less important
+    prio_changed,              // renice: curr less important (before 5.6: another more)
     switched_to_fair,          // the running task joined the fair class
     sched_yield,               // the running task yielded
     account_cfs_rq_runtime,    // CFS bandwidth: the group's runtime ran out
