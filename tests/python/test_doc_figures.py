@@ -4,6 +4,7 @@ A failure names the file, the words as they should read, and what the file has t
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
 
@@ -24,10 +25,16 @@ def test_the_figures_cover_the_documents() -> None:
     assert {"docs/replays.md"} <= quoting
 
 
+@functools.cache
+def document(where: str) -> str:
+    """A quoting file's text, normalized, read once for all its figures."""
+    return normalized((ROOT / where).read_text())
+
+
 def what_is_there(text: str, expected: str) -> str:
     """The file's words where the expected text's first fixed words are, for the message."""
-    head = normalized(expected.split("{", 1)[0]) if "{" in expected else normalized(expected)
-    at = text.find(head[: max(12, len(head))])
+    head = normalized(expected.split("{", 1)[0])
+    at = text.find(head)
     return (
         text[at : at + len(head) + 80] if at >= 0 else "(the words before the figure are not there)"
     )
@@ -35,7 +42,7 @@ def what_is_there(text: str, expected: str) -> str:
 
 @pytest.mark.parametrize("figure", FIGURES, ids=lambda f: f.id)
 def test_the_quoted_figure_is_what_the_model_gives(figure: Figure) -> None:
-    text = normalized((ROOT / figure.where).read_text())
+    text = document(figure.where)
     expected = normalized(quoted(figure))
     assert expected in text, (
         f"{figure.where} should read\n  {expected}\n(from {figure.scenario}); it has\n  "

@@ -318,7 +318,7 @@ def _read_measurements(path: Union[str, os.PathLike[str]], function: str) -> Mea
         from .perf_sched import looks_like_perf_script, measurements
 
         if looks_like_perf_script(text):
-            return measurements(file)
+            return measurements(text.splitlines(), str(file))
         raise ValueError(
             f"{function}: measured: {file} is neither .csv nor .json nor perf sched script's text"
         )

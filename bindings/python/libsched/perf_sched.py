@@ -362,16 +362,15 @@ def _nearest_rank(values: list[int], p: float) -> float:
     return float(values[max(0, math.ceil(p / 100 * len(values)) - 1)])
 
 
-def measurements(path: PathLike) -> Measurements:
+def measurements(lines: Iterable[str], origin: str) -> Measurements:
     """What a ``perf sched script`` trace measured of each task that ran, named as the
     import names it (``comm-PID``), over the trace's span as the window: share (its time on
     a CPU), voluntary and involuntary switches and migrations per second, its waits on a
     run queue over the window (run_delay_share), and its wakeup latency (from its
     ``sched_waking`` to its next switch-in: mean, p50, p90, p99, p99.9, max, nearest-rank),
-    for ``libsched.compare`` with the imported scenario (docs/perf-import.md)."""
-    path = os.fspath(path)
-    with open(path, encoding="utf-8", errors="replace") as f:
-        events = list(read_perf_script(f, path))
+    for ``libsched.compare`` with the imported scenario (docs/perf-import.md). ``lines``
+    are the trace's, ``origin`` names the file."""
+    events = list(read_perf_script(lines, origin))
     tasks, first, last, _ = _tasks(events)
     span = max(last - first, 1)
     traced = {e.cpu for e in events}  # perf record -C: the others' switches are not seen
@@ -381,26 +380,26 @@ def measurements(path: PathLike) -> Measurements:
     moves: dict[int, int] = {}
     waits: dict[int, int] = {}
     latency: dict[int, list[int]] = {}
-    in_since: dict[int, int] = {}
+    running: set[int] = set()
     queued_since: dict[int, int] = {}  # runnable, not running: from a wakeup or preemption
     woken_at: dict[int, int] = {}
     for e in events:
         if e.kind == "switch":
             if e.pid != 0:
-                in_since.pop(e.pid, None)
+                running.discard(e.pid)
                 preempted = e.prev_state.startswith("R")
                 switches[(e.pid, preempted)] = switches.get((e.pid, preempted), 0) + 1
                 if preempted:
                     queued_since[e.pid] = e.time
             if e.next_pid != 0:
-                in_since[e.next_pid] = e.time
+                running.add(e.next_pid)
                 if e.next_pid in queued_since:
                     waits[e.next_pid] = (
                         waits.get(e.next_pid, 0) + e.time - queued_since.pop(e.next_pid)
                     )
                 if e.next_pid in woken_at:
                     latency.setdefault(e.next_pid, []).append(e.time - woken_at.pop(e.next_pid))
-        elif e.kind == "wakeup" and e.pid not in in_since and e.target_cpu in (-1, *traced):
+        elif e.kind == "wakeup" and e.pid not in running and e.target_cpu in (-1, *traced):
             woken_at.setdefault(e.pid, e.time)
             queued_since.setdefault(e.pid, e.time)
         elif e.kind == "migrate":
@@ -422,7 +421,7 @@ def measurements(path: PathLike) -> Measurements:
             for name, p in (("p50", 50), ("p90", 90), ("p99", 99), ("p99_9", 99.9)):
                 values[(entry, None, f"wakeup_latency_{name}")] = _nearest_rank(lat, p)
             values[(entry, None, "wakeup_latency_max")] = float(lat[-1])
-    return Measurements(f"perf trace {os.path.basename(path)}", values)
+    return Measurements(f"perf trace {os.path.basename(origin)}", values)
 
 
 def main(args: list[str], out: TextIO = sys.stdout) -> int:

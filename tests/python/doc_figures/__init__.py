@@ -63,6 +63,7 @@ def _comparison(scenario: str, values: str, repetitions: Optional[int]) -> libsc
         return libsched.compare(loaded, repetitions=repetitions)
 
 
+@functools.cache
 def is_sweep_file(path: str) -> bool:
     text = (ROOT / path).read_text()
     return any(line.lstrip().startswith("[sweep") for line in text.splitlines())
