@@ -51,6 +51,9 @@ def test_simulate_gives_the_numbers_of_run() -> None:
         for task, task_doc in zip(rep.tasks, rep_doc["tasks"]):
             assert isinstance(task, TaskResult)
             assert dataclasses.asdict(task) == task_doc  # every key, typed
+            assert task.model is not None
+            assert sum(task.model.window_preempted_by.values()) == task.window_nivcsw
+            assert sum(task.model.window_migrated_by.values()) == task.window_nr_migrations
         for cpu, cpu_doc in zip(rep.cpus, rep_doc["cpus"]):
             assert cpu.busy == cpu_doc["busy"] and cpu.irq == cpu_doc["model"]["irq"]
             assert cpu.balance == cpu_doc["balance"]

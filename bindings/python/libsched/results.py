@@ -78,13 +78,17 @@ class RunDelay(Latency):
 
 @dataclass(frozen=True)
 class TaskModel:
-    """What only the model knows of a task: ``p->utime`` and ``p->stime`` in ticks, and the
-    work figures of ``machine.smt_throughput`` (``None`` without it)."""
+    """What only the model knows of a task: ``p->utime`` and ``p->stime`` in ticks, the
+    work figures of ``machine.smt_throughput`` (``None`` without it), and the window's
+    involuntary switches and migrations by the kernel function behind them
+    (``{"update_deadline": 480, "wakeup_preempt": 12, ...}``, every reason named)."""
 
     utime_ticks: int
     stime_ticks: int
     work_ns: Optional[int] = None
     window_work_ns: Optional[int] = None
+    window_preempted_by: dict[str, int] = field(default_factory=dict)
+    window_migrated_by: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

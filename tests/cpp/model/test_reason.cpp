@@ -2,6 +2,7 @@
 // involuntary switch and every migration carries the kernel function behind it, and each
 // rule's own situation gives its own reason.
 #include "model_helpers.hpp"
+#include <array>
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <libsched/model/simulate.hpp>
@@ -70,12 +71,32 @@ reasons run_traced(const scenario& sc) {
     return out;
 }
 
-// Every involuntary switch of every task is a traced preemption with a reason.
+// A task's counts by reason in the result (the window's), by name, the zeros left out.
+template <class Reason, std::size_t N>
+std::map<std::string, std::uint64_t> by_name(const std::array<std::uint64_t, N>& counts) {
+    std::map<std::string, std::uint64_t> out;
+    for (std::size_t i = 0; i < N; ++i)
+        if (counts[i] > 0)
+            out[std::string{reason_name(static_cast<Reason>(i))}] = counts[i];
+    return out;
+}
+
+// Every involuntary switch of every task is a traced preemption with a reason, and the
+// result counts the same by reason (the window being the whole run).
 void check_every_preemption_has_a_reason(const reasons& r) {
     CHECK(r.consistent);
     for (const task_result& t : r.result.tasks) {
         INFO(t.name);
         CHECK(r.preemptions(t.name) == t.nivcsw);
+        CHECK(t.window_preempted_by[0] == 0); // resched_reason::none
+        const auto preempted = r.preempted.find(t.name);
+        CHECK(by_name<resched_reason>(t.window_preempted_by) ==
+              (preempted == r.preempted.end() ? std::map<std::string, std::uint64_t>{}
+                                              : preempted->second));
+        const auto migrated = r.migrated.find(t.name);
+        CHECK(by_name<migrate_reason>(t.window_migrated_by) ==
+              (migrated == r.migrated.end() ? std::map<std::string, std::uint64_t>{}
+                                            : migrated->second));
     }
 }
 
@@ -220,6 +241,36 @@ TEST_CASE("migrations: a waking task placed on the idle CPU is moved by select_t
     CHECK(r.migrated.at("p").size() == 1);
     CHECK(r.migrated.at("p").at("select_task_rq") == 1);
     CHECK(all.size() == 1);
+}
+
+TEST_CASE("the result's counts by reason are the window's: they add up to its switches") {
+    scenario sc = two_cpus();
+    sc.window_start = 1'000 * ms;
+    sc.window_end = 2'500 * ms;
+    sc.tasks = {burner("b", 0, 3), periodic("p", 1 * ms, 3 * ms)};
+    const reasons r = run_traced(sc);
+    std::uint64_t preempted = 0, moved = 0;
+    for (const task_result& t : r.result.tasks) {
+        INFO(t.name);
+        std::uint64_t by_reason = 0;
+        for (const std::uint64_t n : t.window_preempted_by)
+            by_reason += n;
+        CHECK(by_reason == t.window_nivcsw);
+        by_reason = 0;
+        for (const std::uint64_t n : t.window_migrated_by)
+            by_reason += n;
+        CHECK(by_reason == t.window_nr_migrations);
+        preempted += t.window_nivcsw;
+        moved += t.window_nr_migrations;
+    }
+    // The window is a part of the run: fewer than the whole run's, but some.
+    std::uint64_t traced = 0;
+    for (const auto& [name, counts] : r.preempted)
+        for (const auto& [why, n] : counts)
+            traced += n;
+    CHECK(preempted > 0);
+    CHECK(preempted < traced);
+    CHECK(moved > 0);
 }
 
 } // namespace test_reason

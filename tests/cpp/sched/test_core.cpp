@@ -15,7 +15,8 @@ constexpr duration ms = nsec_per_msec;
 struct no_hooks final : task_hooks {
     int switched_in_count = 0;
     void switched_in(task&) override { ++switched_in_count; }
-    void switched_out(task&) override {}
+    void switched_out(task&, resched_reason) override {}
+    void migrated(task&, migrate_reason) override {}
     bool tick_in_kernel_mode(task&) override { return false; }
     void hrtimer_interrupt(int, sim_time) override {}
     bool timer_due(int, sim_time) override { return false; }

@@ -35,6 +35,7 @@ PERFORMANCE = "docs/performance.md"
 
 PAIR = "examples/replays/seed002-pair-0-5.toml"
 TWO_BURNERS = "examples/scenarios/two-burners.toml"
+SLEEPER_VS_HOG = "examples/scenarios/sleeper-vs-hog.toml"
 
 
 @functools.cache
@@ -99,6 +100,20 @@ def latency_total(c: libsched.Comparison) -> tuple[float, int]:
     return (
         sum(t["window_runtime"] for t in tasks) / 1e6,
         sum(t["window_nvcsw"] + t["window_nivcsw"] for t in tasks),
+    )
+
+
+def why_row(c: libsched.Comparison, name: str) -> tuple[int, ...]:
+    """A task's row of ``libsched run --why`` for a task preempted by the two EEVDF rules
+    and never moved."""
+    t = task(c, name)
+    by = t["model"]["window_preempted_by"]
+    assert sum(by.values()) == t["window_nivcsw"]
+    return (
+        t["window_nivcsw"],
+        by["update_deadline"],
+        by["wakeup_preempt"],
+        t["window_nr_migrations"],
     )
 
 
@@ -303,6 +318,14 @@ FIGURES = [
         lambda c: latency_row(c, "b"),
     ),
     Figure(OUTPUT, "TOTAL {:.3f} {}", TWO_BURNERS, latency_total),
+    Figure(OUTPUT, "sleeper:1000 {} {} {} {}", SLEEPER_VS_HOG, lambda c: why_row(c, "sleeper")),
+    Figure(OUTPUT, "hog:1001 {} {} {} {}", SLEEPER_VS_HOG, lambda c: why_row(c, "hog")),
+    Figure(
+        OUTPUT,
+        "The hog loses the CPU {} times: {} times to the sleeper's wakeup and {} times at the end",
+        SLEEPER_VS_HOG,
+        lambda c: (why_row(c, "hog")[0], why_row(c, "hog")[2], why_row(c, "hog")[1]),
+    ),
     Figure(
         OUTPUT,
         "{} [0] a[1000] {} {} {}",

@@ -26,6 +26,7 @@
 #include <libsched/io/scenario_toml.hpp>
 #include <libsched/io/theory_report.hpp>
 #include <libsched/io/timehist.hpp>
+#include <libsched/io/why_report.hpp>
 #include <libsched/model/estimate.hpp>
 #include <libsched/model/simulate.hpp>
 #include <libsched/scenario/validate.hpp>
@@ -136,6 +137,7 @@ struct run_command {
     std::string perfetto;  // Chrome / Perfetto JSON file of every repetition's schedule
     bool latency = false;  // the perf sched latency table after the report
     bool timehist = false; // the perf sched timehist timeline before the report
+    bool why = false;      // preemptions and migrations by reason after the report
     std::string kernel;    // overrides machine.kernel
     std::optional<int> hz; // overrides machine.hz
     bool check_invariants = false;
@@ -177,8 +179,8 @@ inline std::optional<std::string> run_usage_error(const run_command& cmd) {
     for (const auto& [given, name] : one_file)
         if (given && cmd.files.size() > 1)
             return std::string{name} + " takes one scenario file";
-    const std::pair<bool, const char*> text_only[] = {{cmd.latency, "--latency"},
-                                                      {cmd.timehist, "--timehist"}};
+    const std::pair<bool, const char*> text_only[] = {
+        {cmd.latency, "--latency"}, {cmd.timehist, "--timehist"}, {cmd.why, "--why"}};
     for (const auto& [given, name] : text_only)
         if (given && cmd.json)
             return std::string{name} + " prints text: not with --json";
@@ -267,6 +269,10 @@ inline int cmd_run(const run_command& cmd, std::ostream& out, std::ostream& err)
             if (cmd.latency) {
                 out << '\n';
                 print_latency_report(out, *result, *sc);
+            }
+            if (cmd.why) {
+                out << '\n';
+                print_why_report(out, *result, *sc);
             }
         }
         first = false;
@@ -745,6 +751,9 @@ inline int run_cli(const std::vector<std::string>& args, std::ostream& out, std:
         run_app->add_flag("--timehist", run.timehist,
                           "Before the report, a line per switch as perf sched timehist prints "
                           "them (one scenario only)");
+        run_app->add_flag("--why", run.why,
+                          "After the report, each repetition's preemptions and migrations per "
+                          "task, by the kernel function behind them");
         run_app->add_flag("--check-invariants", run.check_invariants,
                           "Check the model's invariants after every event (slower); a "
                           "violation stops the run with the state that broke it");

@@ -6,8 +6,8 @@
 // each largest first; then by pid.
 #include <algorithm>
 #include <cstdint>
+#include <libsched/io/detail/repetition_tables.hpp>
 #include <libsched/io/detail/text_table.hpp>
-#include <libsched/scenario/duration_text.hpp>
 #include <libsched/scenario/result.hpp>
 #include <libsched/scenario/scenario.hpp>
 #include <ostream>
@@ -88,14 +88,8 @@ inline void print_latency_table(std::ostream& out, const repetition_result& rep)
 
 // Every repetition's table under a line naming the scenario, the window and the repetition.
 inline void print_latency_report(std::ostream& out, const run_result& result, const scenario& sc) {
-    for (std::size_t r = 0; r < result.repetitions.size(); ++r) {
-        if (r > 0)
-            out << '\n';
-        out << sc.name << ": scheduling delays (perf sched latency) in the window "
-            << format_duration(sc.window_start) << " to " << format_duration(sc.window_stop())
-            << ", repetition " << r << '\n';
-        print_latency_table(out, result.repetitions[r]);
-    }
+    detail::print_repetition_tables(out, result, sc, "scheduling delays (perf sched latency)",
+                                    print_latency_table);
 }
 
 } // namespace libsched

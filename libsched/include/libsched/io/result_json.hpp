@@ -141,6 +141,15 @@ inline bool is_measured(const run_result& r) {
     return r.provenance.source == result_source::measured;
 }
 
+// Counts by reason, every reason from `first` on named (resched_reason::none is left out).
+template <class Reason, std::size_t N>
+nlohmann::json reason_counts_json(const std::array<std::uint64_t, N>& counts, std::size_t first) {
+    nlohmann::json j = nlohmann::json::object();
+    for (std::size_t i = first; i < N; ++i)
+        j[std::string{reason_name(static_cast<Reason>(i))}] = counts[i];
+    return j;
+}
+
 inline nlohmann::json task_json(const task_result& t, bool measured = false) {
     nlohmann::json j = {
         {"name", t.name},
@@ -181,7 +190,9 @@ inline nlohmann::json task_json(const task_result& t, bool measured = false) {
          {{"utime_ticks", t.utime_ticks},
           {"stime_ticks", t.stime_ticks},
           {"work_ns", optional_json(t.work_ns)},
-          {"window_work_ns", optional_json(t.window_work_ns)}}},
+          {"window_work_ns", optional_json(t.window_work_ns)},
+          {"window_preempted_by", reason_counts_json<resched_reason>(t.window_preempted_by, 1)},
+          {"window_migrated_by", reason_counts_json<migrate_reason>(t.window_migrated_by, 0)}}},
     };
     if (measured) { // /proc/PID/schedstat has the total wait, not each one
         j["model"] = j["wakeup_latency"] = nullptr;

@@ -95,7 +95,7 @@ public:
             // (both come after everything else of their instant).
             const duration d = now - w.runnable_since;
             w.runnable_since = -1;
-            if (now > window_start_ && now <= window_stop_) {
+            if (in_window_counters(now)) {
                 if (d > w.run_delay_max) {
                     w.run_delay_max = d;
                     records_[i].run_delay_max_at = now;
@@ -114,11 +114,18 @@ public:
             w.due = -1;
         }
     }
-    void switched_out(const task& t) {
+    // why: what preempted t, none if it blocked or exited.
+    void switched_out(const task& t, resched_reason why) {
         if (smt_)
             smt_->set_running(t.cpu, nullptr, sim_.now());
         if (t.state == task_state::runnable) // preempted: back to waiting on the queue
             wait_of(t).runnable_since = sim_.now();
+        if (why != resched_reason::none && in_window_counters(sim_.now()))
+            ++rec(t).preempted_by[static_cast<std::size_t>(why)];
+    }
+    void migrated(const task& t, migrate_reason why) {
+        if (in_window_counters(sim_.now()))
+            ++rec(t).migrated_by[static_cast<std::size_t>(why)];
     }
     // The process reads getrusage(RUSAGE_SELF) and exits.
     void exiting(task& t) {
@@ -161,6 +168,8 @@ public:
         tr.window_nivcsw = rc.at_end.nivcsw - rc.at_start.nivcsw;
         tr.nr_migrations = t.se.nr_migrations;
         tr.window_nr_migrations = rc.at_end.nr_migrations - rc.at_start.nr_migrations;
+        tr.window_preempted_by = rc.preempted_by;
+        tr.window_migrated_by = rc.migrated_by;
         tr.wakeup_latency = rc.latencies;
         tr.lateness = rc.lateness;
         tr.run_delay = rc.run_delay;
@@ -241,6 +250,8 @@ private:
         sim_time exited = -1;
         bool steps = false;
         std::uint64_t loops = 0;
+        std::array<std::uint64_t, nr_resched_reasons> preempted_by{};
+        std::array<std::uint64_t, nr_migrate_reasons> migrated_by{};
     };
     struct cpu_window {
         duration busy_at_start = 0, busy_at_end = 0;
@@ -251,6 +262,12 @@ private:
     balance_counters balance_of(int cpu) const {
         const auto* lb = core_.balancer();
         return lb ? lb->counters(cpu) : balance_counters{};
+    }
+
+    // A counter changed at `now` differs between the window's snapshots, which come after
+    // everything else of their instant: from just after its start to its end.
+    bool in_window_counters(sim_time now) const {
+        return now > window_start_ && now <= window_stop_;
     }
 
     record& rec(const task& t) { return records_[task_index(t)]; }

@@ -138,10 +138,11 @@ private:
         observer_.switched_in(t);
         workload_.switched_in(t);
     }
-    void switched_out(task& t) {
-        observer_.switched_out(t);
+    void switched_out(task& t, resched_reason why) {
+        observer_.switched_out(t, why);
         workload_.switched_out(t);
     }
+    void migrated(task& t, migrate_reason why) { observer_.migrated(t, why); }
     bool tick_in_kernel_mode(task& t) { return workload_.tick_in_kernel_mode(t); }
     void hrtimer_interrupt(int cpu, sim_time basenow) { workload_.hrtimer_interrupt(cpu, basenow); }
     bool timer_due(int cpu, sim_time handler_end) const {

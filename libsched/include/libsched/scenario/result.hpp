@@ -3,10 +3,12 @@
 // numbers. Each struct lists first what user space can read on a real machine too
 // (/proc/PID/stat, /proc/PID/sched and schedstat, getrusage, /proc/stat), then the model's
 // internals, which only a simulation has; the JSON document keeps the latter under "model".
+#include <array>
 #include <cstdint>
 #include <libsched/scenario/duration_samples.hpp>
 #include <libsched/scenario/provenance.hpp>
 #include <libsched/sched/balance_counters.hpp>
+#include <libsched/sched/reason.hpp>
 #include <libsched/sched/sched_policy.hpp>
 #include <libsched/sched/types.hpp>
 #include <optional>
@@ -73,6 +75,11 @@ struct task_result {
     // only sees blended with the precise clock by cputime_adjust.
     std::int64_t utime_ticks = 0;
     std::int64_t stime_ticks = 0;
+    // The window's involuntary switches by what asked for them (window_nivcsw split, by
+    // resched_reason; `none` stays 0) and its migrations by what made them
+    // (window_nr_migrations split, by migrate_reason): the kernel keeps neither.
+    std::array<std::uint64_t, nr_resched_reasons> window_preempted_by{};
+    std::array<std::uint64_t, nr_migrate_reasons> window_migrated_by{};
     // With machine.smt_throughput: the work done, in ns of running alone on a core (whole
     // run and window), a model assumption, not something the kernel counts.
     std::optional<double> work_ns;

@@ -44,7 +44,10 @@ struct machine_costs {
 class task_hooks {
 public:
     virtual void switched_in(task& t) = 0;
-    virtual void switched_out(task& t) = 0;
+    // why: what preempted t (resched_reason::none when t blocked or exited).
+    virtual void switched_out(task& t, resched_reason why) = 0;
+    // set_task_cpu() moved t to another CPU.
+    virtual void migrated(task& t, migrate_reason why) = 0;
     // The tick interrupted t in kernel mode (a system call) rather than in user mode.
     virtual bool tick_in_kernel_mode(task& t) = 0;
     // hrtimer_interrupt() on cpu ran the core's own timer (the tick, the HRTICK, the fair
@@ -462,6 +465,7 @@ public:
                         reason_name(why)});
             p.sched_class->migrate_task_rq(p, new_cpu);
             ++p.se.nr_migrations;
+            hooks_.migrated(p, why);
         }
         set_task_rq(p, new_cpu);
     }
@@ -879,7 +883,7 @@ private:
             c.busy += now() - c.last_change;
         c.last_change = now();
         if (user_task(r, prev))
-            hooks_.switched_out(prev);
+            hooks_.switched_out(prev, switch_count == &prev.nivcsw ? why : resched_reason::none);
         r.curr = &next;
         if (is_idle_task(r, next)) {
             if (lb_)

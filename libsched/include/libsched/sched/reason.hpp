@@ -2,6 +2,7 @@
 // Why the scheduler preempted a task or moved it: the kernel function that asked for the
 // reschedule (resched_curr()'s caller) or made the move (set_task_cpu()'s caller). The
 // kernel keeps no such record; the model does, for the trace (docs/output-format.md).
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -26,6 +27,8 @@ enum class resched_reason : std::uint8_t {
     push_rt_task,              // RT push: a higher-priority task is queued here
     dl_server,                 // 6.12+ fair server: started, replenished or out of budget
 };
+inline constexpr std::size_t nr_resched_reasons =
+    static_cast<std::size_t>(resched_reason::dl_server) + 1;
 
 inline constexpr std::string_view reason_name(resched_reason r) {
     switch (r) {
@@ -76,6 +79,8 @@ enum class migrate_reason : std::uint8_t {
     pull_rt_task,
     set_cpus_allowed, // an affinity change leaves the task's CPU outside its mask
 };
+inline constexpr std::size_t nr_migrate_reasons =
+    static_cast<std::size_t>(migrate_reason::set_cpus_allowed) + 1;
 
 inline constexpr std::string_view reason_name(migrate_reason r) {
     switch (r) {
