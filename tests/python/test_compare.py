@@ -84,6 +84,28 @@ def test_an_entrys_theory_sums_its_tasks(trio: Path) -> None:
     assert c.row("a", "ratio").theory == pytest.approx(2048 / 335, abs=1e-12)
 
 
+# A task that exits inside the window, one whose single pass ends in it, and one that waits
+# on a pipe another task writes.
+SHORT_LIVED_OR_WAITING = [
+    'lifetime = "500ms"',
+    'behaviour = { type = "steps", loop = 1, steps = [{ run = "1ms" }, { sleep = "3ms" }] }',
+    'behaviour = { type = "steps", steps = [{ run = "1ms" }, { pipe_read = "p" }] }\n'
+    '[[tasks]]\nname = "w"\n'
+    'behaviour = { type = "steps", steps = [{ pipe_write = "p" }, { sleep = "9ms" }] }',
+]
+
+
+@pytest.mark.parametrize("task", SHORT_LIVED_OR_WAITING)
+def test_no_theory_where_the_summary_has_none(tmp_path: Path, task: str) -> None:
+    # The fluid split of tasks alive throughout says nothing of such a window: no theory,
+    # in compare as in the run's summary.
+    path = write(tmp_path, "short.toml", TRIO + f'\n[[tasks]]\nname = "c"\n{task}\n')
+    c = libsched.compare(path)
+    assert all(row["theory_share"] is None for row in libsched.run(path)["summary"])
+    assert all(r.theory is None and r.theory_error is None for r in c.rows)
+    assert c.row("a", "share").simulated is not None
+
+
 def test_simulated_column_is_the_runs_summary() -> None:
     c = libsched.compare(PAIR_0_5)
     summary = {row["entry"]: row for row in libsched.run(PAIR_0_5)["summary"]}

@@ -199,7 +199,8 @@ def compare(
 ) -> Comparison:
     """Simulate ``scenario`` (a path or a ``libsched.Scenario``, as for ``run``), compute its
     theory (``libsched.theory``: an entry's share is the sum of its tasks' fluid shares, a
-    ratio that share over the reference entry's) and set both beside ``measured``.
+    ratio that share over the reference entry's; none, as in the run's summary, where a task
+    waits on others or may exit before the window ends) and set both beside ``measured``.
 
     ``measured`` is a file (``read_measurements``), a result document (a dict, or an object
     whose ``to_dict()`` gives one: what ``libsched measure`` produces), a ``Measurements``,
@@ -216,7 +217,11 @@ def compare(
     document = run(scenario, repetitions, seed)
     if measurements is None:
         measurements = Measurements.from_replay(document)
-    return _comparison(document, theory(scenario)["tasks"], measurements)
+    # No theory where the run's summary has none: a task waits on others or may exit
+    # before the window ends (docs/theory.md).
+    has_theory = any(row.get("theory_share") is not None for row in document["summary"])
+    shares = theory(scenario)["tasks"] if has_theory else {}
+    return _comparison(document, shares, measurements)
 
 
 def _measurements_argument(measured: Any) -> Optional[Measurements]:
@@ -481,6 +486,8 @@ def _theory_of(
     the jiffies the shares would give over the window."""
     window_s = (document["window"]["end"] - document["window"]["start"]) / 1e9
     theory: dict[Key, float] = {}
+    if not task_shares:
+        return theory
     tasks_of = _tasks_of(document)
     for entry, tasks in tasks_of.items():
         shares: dict[Optional[str], float] = {t: task_shares[t] for t in tasks if len(tasks) > 1}

@@ -462,6 +462,55 @@ TEST_CASE("theory figures: entries sum their tasks, ratios are to the reference 
     CHECK_FALSE(no_reference.ratio(0.5));
 }
 
+TEST_CASE("theory figures: none when a task may exit before the window ends") {
+    // A program of one pass: 1 ms of run, then a sleep of at least 3 ms, beside a burner.
+    const auto figures = [](const std::string& length, const std::string& program) {
+        return stats::theory_figures_of(parse_scenario(R"(length = ")" + length + R"("
+            [[tasks]]
+            name = "b"
+            [[tasks]]
+            name = "t"
+            behaviour = { type = "steps", )" + program + R"( }
+            )",
+                                                       "<test>"));
+    };
+    const std::string once = R"(loop = 1, steps = [{ run = "1ms" }, { sleep = "3ms" }])";
+    CHECK(figures("1s", once).entry_share.empty());
+    // Through its pass only when the run ends: it lives through the window at the least.
+    CHECK(figures("4ms", once).entry_share.size() == 2);
+    CHECK(figures("4001us", once).entry_share.empty());
+    // Repeated for ever, the program or one of its phases.
+    CHECK(figures("1s", R"(steps = [{ run = "1ms" }, { sleep = "3ms" }])").entry_share.size() == 2);
+    CHECK(figures("1s", R"(loop = 2, phases = [{ steps = [{ run = "1ms" }] },
+                                                { loop = -1, steps = [{ sleep = "3ms" }] }])")
+              .entry_share.size() == 2);
+    // A drawn sleep may be as short as its distribution allows (an exponential one: 0), a
+    // timer's expiry may have passed: neither is counted.
+    CHECK(figures("2ms", R"(loop = 1, steps = [{ run = "1ms" },
+                                               { sleep = { dist = "uniform", low = "1ms", high = "5ms" } }])")
+              .entry_share.size() == 2);
+    CHECK(figures("2ms", R"(loop = 1, steps = [{ run = "1ms" },
+                                               { sleep = { dist = "exponential", mean = "5ms" } }])")
+              .entry_share.empty());
+    CHECK(figures("2ms", R"(loop = 1, steps = [{ run = "1ms" }, { timer = "5ms" }])")
+              .entry_share.empty());
+
+    // Any task's lifetime or exit time before the window's end.
+    const auto exiting = [](const std::string& exit) {
+        return stats::theory_figures_of(parse_scenario(R"(length = "1s"
+            [[tasks]]
+            name = "b"
+            start = "100ms"
+            )" + exit + R"(
+            )",
+                                                       "<test>"));
+    };
+    CHECK(exiting(R"(lifetime = "899ms")").entry_share.empty());
+    CHECK(exiting(R"(lifetime = "900ms")").entry_share.size() == 1);
+    CHECK(exiting(R"(exit_at = "999ms")").entry_share.empty());
+    CHECK(exiting(R"(exit_at = "1s")").entry_share.size() == 1);
+}
+
 TEST_CASE("theory figures: a reference entry that gets nothing gives no ratio") {
     // FIFO takes the CPU (5.15, RT throttling off): the fair reference entry gets 0.
     const stats::theory_figures f = stats::theory_figures_of(parse_scenario(R"(

@@ -497,12 +497,44 @@ inline bool waits_on_tasks(const behaviour_spec& b) {
     return false;
 }
 
-// The theory's shares by entry and task; none when a task waits on others.
+// The least a draw of d can be.
+inline duration least_of(const distribution& d) {
+    return d.type == distribution::kind::exponential ? 0 : d.a;
+}
+
+// Whether a task may exit before `at`: a program of steps that ends (no phase and not the
+// program repeated for ever) and, started at its entry's start and never waiting, would be
+// through before then; a lifetime or exit time before it. Later forks (stagger, after) and
+// waits only make it end later, so a task this says no of lives until `at`.
+inline bool may_exit_before(const task_spec& t, sim_time at) {
+    if ((t.exit_at && *t.exit_at < at) || (t.lifetime && t.start + *t.lifetime < at))
+        return true;
+    const behaviour_spec& b = t.behaviour;
+    if (b.type != behaviour_spec::kind::steps || b.steps.loop < 0)
+        return false;
+    duration pass = 0; // the shortest pass through the phases
+    for (const phase_spec& ph : b.steps.phases) {
+        if (ph.loop < 0)
+            return false;
+        duration steps = 0;
+        for (const step_spec& st : ph.steps) {
+            using k = step_spec::kind;
+            if (st.type == k::run || st.type == k::runtime || st.type == k::sleep)
+                steps += least_of(st.time); // a timer's expiry may have passed: no wait
+        }
+        pass += steps * ph.loop;
+    }
+    return t.start + pass * b.steps.loop < at;
+}
+
+// The theory's shares by entry and task; none when a task waits on others, or may exit
+// before the window ends (the theory's tasks live through the run).
 inline theory_figures theory_figures_of(const scenario& sc) {
     theory_figures out;
     out.reference = sc.reference;
-    if (std::any_of(sc.tasks.begin(), sc.tasks.end(),
-                    [](const task_spec& t) { return waits_on_tasks(t.behaviour); }))
+    if (std::any_of(sc.tasks.begin(), sc.tasks.end(), [&sc](const task_spec& t) {
+            return waits_on_tasks(t.behaviour) || may_exit_before(t, sc.window_stop());
+        }))
         return out;
     for (const theory_task& t : theory_shares(sc).tasks) {
         out.entry_share[t.entry] += t.share;
