@@ -127,6 +127,76 @@ def test_a_trace_the_model_wrote_comes_back_as_the_same_demand(tmp_path: Path) -
         assert abs(t["sum_exec_runtime"] - ran[name]) <= 0.005 * ran[name], name
 
 
+# A loop of 2 ms runs and 8 ms sleeps that exits at 1.5 s, beside a burner, on one CPU.
+CLOSED_LOOP = """
+name = "closed-loop"
+length = "2s"
+[machine]
+cpus = 1
+kernel = "6.12"
+[[tasks]]
+name = "loop"
+behaviour = { type = "periodic", run = "2ms", sleep = "8ms" }
+exit_at = "1500ms"
+[[tasks]]
+name = "hog"
+"""
+
+
+def traced(tmp_path: Path, source: Scenario) -> Path:
+    """The trace of one repetition of ``source``, as ``libsched run --trace`` writes it."""
+    scenario = tmp_path / "source.toml"
+    scenario.write_text(source.to_toml())
+    trace = tmp_path / "trace.csv"
+    assert libsched._core.run.cli_main(["run", "-q", "--trace", str(trace), str(scenario)]) == 0
+    return trace
+
+
+def cpu_time(scenario: Scenario, prefix: str) -> int:
+    tasks = libsched.run(scenario, repetitions=1)["repetitions"][0]["tasks"]
+    return sum(t["sum_exec_runtime"] for t in tasks if t["name"].startswith(prefix))
+
+
+def test_loops_repeat_a_steady_loop_until_it_exited(tmp_path: Path, perf_text: Path) -> None:
+    source = Scenario.from_text(CLOSED_LOOP)
+    trace = traced(tmp_path, source)
+    once = entries(Scenario.from_perf_script(trace, machine=source))["loop-1000"]
+    assert once["behaviour"]["loop"] == 1 and "exit_at" not in once
+    looped = entries(Scenario.from_perf_script(trace, machine=source, loops=True))["loop-1000"]
+    assert looped["behaviour"]["loop"] == -1
+    # Its recorded steps, then a sleep as long as its median one, until its exit.
+    recorded = steps(once)
+    assert steps(looped)[:-1] == recorded
+    sleeps = sorted(v for kind, v in recorded if kind == "sleep")
+    assert len(sleeps) > 100
+    assert steps(looped)[-1] == ("sleep", sleeps[(len(sleeps) + 1) // 2 - 1])
+    assert steps(looped)[-1][1] in range(8 * MS, 8 * MS + 100_000)
+    assert looped["exit_at"] in range(1500 * MS, 1500 * MS + 10 * MS)
+    # A task that slept fewer than ten times runs its steps once.
+    assert (
+        entries(Scenario.from_perf_script(perf_text, loops=True))["app-42"]["behaviour"]["loop"]
+        == 1
+    )
+
+
+def test_a_looped_import_keeps_its_pace_under_a_what_if(tmp_path: Path) -> None:
+    # The hog at nice 10: the loop waits less for the CPU and goes round more often. The
+    # import run once replays the nice-0 run's demand; looped, it gets what the source
+    # scenario itself gives at nice 10.
+    source = Scenario.from_text(CLOSED_LOOP)
+    trace = traced(tmp_path, source)
+    nice10 = source.with_values({"tasks[1].nice": 10})
+    expected = cpu_time(nice10, "loop")
+    assert expected > 1.05 * cpu_time(source, "loop")
+    got = {}
+    for loops in (False, True):
+        imported = Scenario.from_perf_script(trace, machine=source, loops=loops)
+        assert imported.get("tasks[1].name") == "hog-1001"
+        got[loops] = cpu_time(imported.with_values({"tasks[1].nice": 10}), "loop")
+    assert got[False] < 0.95 * expected
+    assert abs(got[True] - expected) <= 0.02 * expected
+
+
 def test_the_command_prints_toml_and_names_a_bad_file(perf_text: Path, tmp_path: Path) -> None:
     command = [sys.executable, "-m", "libsched", "perf-import"]
     out = subprocess.run(
@@ -145,17 +215,20 @@ def test_the_command_prints_toml_and_names_a_bad_file(perf_text: Path, tmp_path:
 
 
 @pytest.mark.parametrize(
-    ("name", "pin"),
+    ("name", "trace", "pin", "loops"),
     [
-        ("burner-and-sleeper", True),
-        ("nice10-burner-and-sleeper", True),
-        ("three-burners-and-sleeper", False),
+        ("burner-and-sleeper", "burner-and-sleeper", True, False),
+        ("burner-and-sleeper-loops", "burner-and-sleeper", True, True),
+        ("nice10-burner-and-sleeper", "nice10-burner-and-sleeper", True, False),
+        ("three-burners-and-sleeper", "three-burners-and-sleeper", False, False),
     ],
 )
-def test_the_bundled_examples_are_the_imports_of_their_traces(name: str, pin: bool) -> None:
+def test_the_bundled_examples_are_the_imports_of_their_traces(
+    name: str, trace: str, pin: bool, loops: bool
+) -> None:
     folder = EXAMPLES / "perf-import"
     imported = Scenario.from_perf_script(
-        folder / f"{name}.txt", kernel="6.18", exclude=["^perf"], pin=pin
+        folder / f"{trace}.txt", kernel="6.18", exclude=["^perf"], pin=pin, loops=loops
     )
     assert Scenario.from_file(folder / f"{name}.toml") == imported
 

@@ -77,7 +77,7 @@ class _Task:
     burst: int = 0
     asleep_since: Optional[int] = None
     blocked: bool = False
-    exited: bool = False
+    exited: Optional[int] = None  # when it exited (ns), if it did
 
     def end_burst(self) -> None:
         if self.burst > 0:
@@ -224,7 +224,8 @@ def _tasks(events: Iterable[_Event]) -> tuple[dict[int, _Task], int, int, int]:
                     prev.end_burst()
                     prev.blocked = True
                     prev.asleep_since = e.time
-                    prev.exited = prev.exited or e.prev_state[:1] in ("X", "Z")
+                    if prev.exited is None and e.prev_state[:1] in ("X", "Z"):
+                        prev.exited = e.time
             if e.next_pid != 0:
                 nxt = task(e.next_pid, e.next_comm, first, e.next_prio)
                 nxt.cpus.add(e.cpu)
@@ -242,8 +243,8 @@ def _tasks(events: Iterable[_Event]) -> tuple[dict[int, _Task], int, int, int]:
             elif t.asleep_since is not None:
                 t.steps.append(("sleep", e.time - t.asleep_since))
                 t.asleep_since = None
-        elif e.kind == "exit" and e.pid in tasks:
-            tasks[e.pid].exited = True
+        elif e.kind == "exit" and e.pid in tasks and tasks[e.pid].exited is None:
+            tasks[e.pid].exited = e.time
     if first is None:
         raise TraceError("the trace holds no scheduling events")
     for t in tasks.values():
@@ -257,7 +258,7 @@ def _entry_name(t: _Task) -> str:
     return re.sub(r"[^A-Za-z0-9_-]", "_", t.comm) + f"-{t.pid}"
 
 
-def _entry(t: _Task, origin: int, cpus: int, pin: bool) -> Optional[dict[str, Any]]:
+def _entry(t: _Task, origin: int, cpus: int, pin: bool, loops: bool) -> Optional[dict[str, Any]]:
     steps = list(t.steps)
     while steps and steps[-1][0] == "sleep":  # nothing follows: it would only wait
         steps.pop()
@@ -275,16 +276,38 @@ def _entry(t: _Task, origin: int, cpus: int, pin: bool) -> Optional[dict[str, An
         entry["affinity"] = [int(bound[1])]
     elif pin:
         entry["affinity"] = sorted(t.cpus)
-    if not (t.blocked or t.exited):
+    if not (t.blocked or t.exited is not None):
         # Runnable from its start to the end of the trace: it would have used more.
         entry["behaviour"] = "burner"
         return entry
+    sleep = _steady_sleep(steps) if loops else None
+    if sleep is not None:
+        # A steady loop: its runs and sleeps again and again, until it exited.
+        steps.append(("sleep", sleep))
+        if t.exited is not None:
+            entry["exit_at"] = max(t.exited - origin, t.start - origin + 1)
     entry["behaviour"] = {
         "type": "steps",
-        "loop": 1,
+        "loop": -1 if sleep is not None else 1,
         "steps": [{kind: value} for kind, value in steps],
     }
     return entry
+
+
+# A loop is steady when it slept this often, its sleeps' middle 80 % (p10 to p90) within
+# this fraction of their median.
+STEADY_SLEEPS = 10
+STEADY_SPREAD = 0.5
+
+
+def _steady_sleep(steps: list[tuple[str, int]]) -> Optional[int]:
+    """The median sleep of a steady loop's steps, or None when they are no steady loop."""
+    sleeps = sorted(value for kind, value in steps if kind == "sleep")
+    if len(sleeps) < STEADY_SLEEPS:
+        return None
+    median = int(_nearest_rank(sleeps, 50))
+    spread = _nearest_rank(sleeps, 90) - _nearest_rank(sleeps, 10)
+    return median if median > 0 and spread <= STEADY_SPREAD * median else None
 
 
 def scenario_from_events(
@@ -293,6 +316,7 @@ def scenario_from_events(
     machine: Optional[Mapping[str, Any]] = None,
     exclude: Iterable[str] = (),
     pin: bool = False,
+    loops: bool = False,
 ) -> Scenario:
     """The scenario of a stream of scheduling events (see the module's docstring)."""
     tasks, first, last, cpus = _tasks(events)
@@ -301,7 +325,7 @@ def scenario_from_events(
     for t in sorted(tasks.values(), key=lambda t: (t.start, t.pid)):
         if _STOPPER.match(t.comm) or any(p.search(t.comm) for p in excluded):
             continue
-        entry = _entry(t, first, cpus, pin)
+        entry = _entry(t, first, cpus, pin, loops)
         if entry is not None:
             entries.append(entry)
     if not entries:
@@ -323,6 +347,7 @@ def from_perf_script(
     kernel: Optional[str] = None,
     exclude: Iterable[str] = (),
     pin: bool = False,
+    loops: bool = False,
 ) -> Scenario:
     """The scenario of a ``perf sched script`` text file, or of ``libsched run --trace``'s
     CSV (repetition 0), told apart by the CSV's header. ``machine`` is a scenario (a path
@@ -330,7 +355,10 @@ def from_perf_script(
     trace's), else only ``cpus`` is set, from the highest CPU the trace names; ``kernel``
     replaces the release. ``exclude``: regular expressions of comms to leave out (the
     tracer itself: ``["^perf"]``). ``pin``: each task may run only on the CPUs it ran on
-    in the trace (per-CPU kernel threads, ``ksoftirqd/1``, are always bound to theirs)."""
+    in the trace (per-CPU kernel threads, ``ksoftirqd/1``, are always bound to theirs).
+    ``loops``: a task that slept at least 10 times, its sleeps steady (p10 to p90 within half
+    their median), repeats its runs and sleeps until it exited (for ever if it did not),
+    rather than running them once: a closed loop then keeps its own pace under a what-if."""
     path = os.fspath(path)
     settings: dict[str, Any] = {}
     if machine is not None:
@@ -344,8 +372,10 @@ def from_perf_script(
         f.seek(0)
         if head.startswith("repetition,time_ns,"):
             events: Iterable[_Event] = read_libsched_trace(csv.DictReader(f))
-            return scenario_from_events(list(events), name, settings, exclude, pin)
-        return scenario_from_events(list(read_perf_script(f, path)), name, settings, exclude, pin)
+            return scenario_from_events(list(events), name, settings, exclude, pin, loops)
+        return scenario_from_events(
+            list(read_perf_script(f, path)), name, settings, exclude, pin, loops
+        )
 
 
 def looks_like_perf_script(text: str) -> bool:
@@ -444,18 +474,30 @@ def main(args: list[str], out: TextIO = sys.stdout) -> int:
     parser.add_argument(
         "--pin", action="store_true", help="keep each task on the CPUs it ran on in the trace"
     )
+    parser.add_argument(
+        "--loops",
+        action="store_true",
+        help="a task with 10 or more steady sleeps repeats its runs and sleeps until it exited",
+    )
     parser.add_argument("-o", "--output", help="write the TOML there instead of printing it")
     options = parser.parse_args(args)
     try:
         scenario = from_perf_script(
-            options.trace, options.machine, options.kernel, options.exclude, options.pin
+            options.trace,
+            options.machine,
+            options.kernel,
+            options.exclude,
+            options.pin,
+            options.loops,
         )
     except (OSError, ValueError) as err:
         print(f"libsched perf-import: {err}", file=sys.stderr)
         return 1
+    looped = "# A steady loop repeats its runs and sleeps until it exited (--loops).\n"
     text = (
         f"# Made by libsched perf-import from {os.path.basename(options.trace)}: each task runs\n"
         "# and sleeps as the trace shows (docs/perf-import.md says what a trace cannot tell).\n"
+        + (looped if options.loops else "")
         + scenario.to_toml()
     )
     if options.output:

@@ -116,16 +116,18 @@ class Scenario:
         kernel: Union[str, None] = None,
         exclude: Iterable[str] = (),
         pin: bool = False,
+        loops: bool = False,
     ) -> Scenario:
         """The scenario of a recorded schedule: the text ``perf sched script`` prints (or
         ``libsched run --trace``'s CSV), each traced task a program of the runs and sleeps
         it did (docs/perf-import.md). ``machine`` is a scenario (a path or a
         ``Scenario``) whose ``[machine]`` it takes, else only ``cpus``, from the trace;
         ``kernel`` replaces its release; ``exclude`` lists regular expressions of comms to
-        leave out; ``pin`` keeps each task on the CPUs it ran on."""
+        leave out; ``pin`` keeps each task on the CPUs it ran on; ``loops`` repeats a
+        task with steady sleeps until it exited, rather than running its steps once."""
         from .perf_sched import from_perf_script
 
-        return from_perf_script(path, machine, kernel, exclude, pin)
+        return from_perf_script(path, machine, kernel, exclude, pin, loops)
 
     @classmethod
     def _made(

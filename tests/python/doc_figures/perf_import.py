@@ -1,6 +1,6 @@
-"""docs/validation.md, "A perf trace replayed": the model's schedule of the imported trace
-(examples/perf-import/burner-and-sleeper.toml), with the default machine costs and with
-the 6.18 host's."""
+"""docs/validation.md, "A perf trace replayed", and docs/perf-import.md: the model's
+schedule of the imported trace (examples/perf-import/burner-and-sleeper.toml, and its
+import with --loops), with the default machine costs and with the 6.18 host's."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ HOST_COSTS = {
     "machine.tick_latency": {"dist": "uniform", "low": "7us", "high": "26us"},
 }
 NICE10 = "examples/perf-import/nice10-burner-and-sleeper.toml"
+LOOPED = "examples/perf-import/burner-and-sleeper-loops.toml"
 WHAT_IF = {"tasks.sh-29963.nice": 10}
 SLEEPER10 = "python3-32457"
 LOOP10 = "sh-32456"
@@ -116,47 +117,93 @@ FIGURES = [
     # the nice-10 import.
     Figure(
         DOC,
-        "| sleeper: wakeups | 195 | {} | {} |",
+        "| sleeper: wakeups | 195 | {} | {} | {} |",
         IMPORTED,
-        lambda c: (latency(c)["count"], latency(nice10(), SLEEPER10)["count"]),
+        lambda c: (
+            latency(c)["count"],
+            latency(looped_what_if())["count"],
+            latency(nice10(), SLEEPER10)["count"],
+        ),
         values=WHAT_IF,
     ),
     Figure(
         DOC,
-        "| sleeper: waits over 1 ms | 8 | {} | {} |",
+        "| sleeper: waits over 1 ms | 8 | {} | {} | {} |",
         IMPORTED,
         lambda c: (
             long_waits(imported().with_values(WHAT_IF)),
+            long_waits(Scenario.from_file(ROOT / LOOPED).with_values(WHAT_IF)),
             long_waits(Scenario.from_file(ROOT / NICE10), SLEEPER10),
         ),
     ),
     Figure(
         DOC,
-        "| sleeper: max wait | 2.75 ms | {:.2f} ms | {:.2f} ms |",
+        "| sleeper: max wait | 2.75 ms | {:.2f} ms | {:.2f} ms | {:.2f} ms |",
         IMPORTED,
-        lambda c: (latency(c)["max"] / 1e6, latency(nice10(), SLEEPER10)["max"] / 1e6),
+        lambda c: (
+            latency(c)["max"] / 1e6,
+            latency(looped_what_if())["max"] / 1e6,
+            latency(nice10(), SLEEPER10)["max"] / 1e6,
+        ),
         values=WHAT_IF,
     ),
     Figure(
         DOC,
-        "| sleeper: preempted | 11 | {} | {} |",
+        "| sleeper: preempted | 11 | {} | {} | {} |",
         IMPORTED,
-        lambda c: (task(c, SLEEPER)["nivcsw"], task(nice10(), SLEEPER10)["nivcsw"]),
+        lambda c: (
+            task(c, SLEEPER)["nivcsw"],
+            task(looped_what_if(), SLEEPER)["nivcsw"],
+            task(nice10(), SLEEPER10)["nivcsw"],
+        ),
         values=WHAT_IF,
     ),
     Figure(
         DOC,
-        "| busy loop: preempted | 201 | {} | {} |",
+        "| busy loop: preempted | 201 | {} | {} | {} |",
         IMPORTED,
-        lambda c: (task(c, LOOP)["nivcsw"], task(nice10(), LOOP10)["nivcsw"]),
+        lambda c: (
+            task(c, LOOP)["nivcsw"],
+            task(looped_what_if(), LOOP)["nivcsw"],
+            task(nice10(), LOOP10)["nivcsw"],
+        ),
         values=WHAT_IF,
     ),
     Figure(
         DOC,
-        "| CPU time, sleeper / busy loop | 398.5 / 1602.6 ms | {:.1f} / {:.1f} ms | {:.1f} / {:.1f} ms |",
+        "| CPU time, sleeper / busy loop | 398.5 / 1602.6 ms | {:.1f} / {:.1f} ms | {:.1f} / {:.1f} ms | {:.1f} / {:.1f} ms |",
         IMPORTED,
-        lambda c: (*cpu_ms(c, SLEEPER, LOOP), *cpu_ms(nice10(), SLEEPER10, LOOP10)),
+        lambda c: (
+            *cpu_ms(c, SLEEPER, LOOP),
+            *cpu_ms(looped_what_if(), SLEEPER, LOOP),
+            *cpu_ms(nice10(), SLEEPER10, LOOP10),
+        ),
         values=WHAT_IF,
+    ),
+    Figure(
+        DOC,
+        "it goes round {} times and uses {:.1f} ms against the host's 195 and 398.5 ms, the busy loop {:,.1f} ms",
+        LOOPED,
+        lambda c: (
+            latency(c)["count"],
+            *cpu_ms(c, SLEEPER, LOOP),
+        ),
+        values=WHAT_IF,
+    ),
+    Figure(
+        "docs/perf-import.md",
+        "predicts {} rounds of the recorded sleeper where the host went round 195 times, and {} without",
+        LOOPED,
+        lambda c: (latency(c)["count"], latency(comparison(IMPORTED, WHAT_IF))["count"]),
+        values=WHAT_IF,
+    ),
+    Figure(
+        DOC,
+        "is one {:,.0f} ms run either way",
+        IMPORTED,
+        lambda c: (
+            Scenario.from_file(ROOT / IMPORTED).get("tasks.sh-29963.behaviour.steps[0].run") / 1e6
+        ),
     ),
     Figure(
         DOC,
@@ -181,6 +228,11 @@ FIGURES = [
 
 def imported() -> Scenario:
     return Scenario.from_file(ROOT / IMPORTED)
+
+
+def looped_what_if() -> libsched.Comparison:
+    """The import with --loops, the busy loop set to nice 10."""
+    return comparison(LOOPED, WHAT_IF)
 
 
 def nice10() -> libsched.Comparison:
