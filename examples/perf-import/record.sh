@@ -4,6 +4,7 @@
 #   record.sh          burner-and-sleeper: a busy loop and a loop that spins 2 ms and
 #                      sleeps 8 ms, both pinned to CPU 1, recorded on CPU 1 only (--pin)
 #   record.sh N        niceN-burner-and-sleeper: the same with the busy loop at nice N
+#   record.sh two      two-burners-and-sleeper: the same with two busy loops
 #   record.sh spread   three-burners-and-sleeper: three busy loops and the sleeping loop,
 #                      unpinned, recorded on every CPU
 set -euo pipefail
@@ -24,6 +25,12 @@ if [[ $mode == spread ]]; then
     record=(-a)
     import=()
     loops=3
+    nice=0
+elif [[ $mode == two ]]; then
+    out=two-burners-and-sleeper
+    record=(-C 1)
+    import=(--pin)
+    loops=2
     nice=0
 else
     out=burner-and-sleeper

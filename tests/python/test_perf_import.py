@@ -220,6 +220,7 @@ def test_the_command_prints_toml_and_names_a_bad_file(perf_text: Path, tmp_path:
         ("burner-and-sleeper", "burner-and-sleeper", True, False),
         ("burner-and-sleeper-loops", "burner-and-sleeper", True, True),
         ("nice10-burner-and-sleeper", "nice10-burner-and-sleeper", True, False),
+        ("two-burners-and-sleeper", "two-burners-and-sleeper", True, False),
         ("three-burners-and-sleeper", "three-burners-and-sleeper", False, False),
     ],
 )
