@@ -40,16 +40,21 @@ def latency(c: libsched.Comparison, sleeper: str = SLEEPER) -> dict[str, Any]:
     return found
 
 
-def long_waits(scenario: Scenario, sleeper: str = SLEEPER) -> int:
-    """The sleeper's wakeups that waited more than 1 ms for the CPU, in the trace of a run
-    of the scenario."""
+def trace_rows(scenario: Scenario) -> list[dict[str, str]]:
+    """The rows of the trace ``libsched run --trace`` writes of a run of the scenario."""
     with tempfile.TemporaryDirectory() as folder:
         toml = Path(folder) / "scenario.toml"
         toml.write_text(scenario.to_toml())
         path = Path(folder) / "trace.csv"
         assert libsched._core.run.cli_main(["run", "-q", "--trace", str(path), str(toml)]) == 0
         with path.open(newline="") as f:
-            rows = list(csv.DictReader(f))
+            return list(csv.DictReader(f))
+
+
+def long_waits(scenario: Scenario, sleeper: str = SLEEPER) -> int:
+    """The sleeper's wakeups that waited more than 1 ms for the CPU, in the trace of a run
+    of the scenario."""
+    rows = trace_rows(scenario)
     woke = None
     waits = 0
     for r in rows:
@@ -282,17 +287,11 @@ def second_loop_run(offset_ns: int = 0) -> dict[str, Any]:
 def cycles(scenario: Scenario, sleeper: str) -> tuple[int, int]:
     """Of the sleeper's rounds (wakeups) in a traced run, those 12 ms (to within 0.5 ms)
     after the one before, switch-in to switch-in; and the rounds."""
-    with tempfile.TemporaryDirectory() as folder:
-        toml = Path(folder) / "scenario.toml"
-        toml.write_text(scenario.to_toml())
-        path = Path(folder) / "trace.csv"
-        assert libsched._core.run.cli_main(["run", "-q", "--trace", str(path), str(toml)]) == 0
-        with path.open(newline="") as f:
-            ins = [
-                int(r["time_ns"])
-                for r in csv.DictReader(f)
-                if r["event"] == "sched_switch" and r["next_comm"] == sleeper
-            ]
+    ins = [
+        int(r["time_ns"])
+        for r in trace_rows(scenario)
+        if r["event"] == "sched_switch" and r["next_comm"] == sleeper
+    ]
     twelve = sum(abs(b - a - 12_000_000) < 500_000 for a, b in zip(ins, ins[1:]))
     wakeups = libsched.run(scenario)["repetitions"][0]["tasks"]
     return twelve, next(t["nvcsw"] for t in wakeups if t["name"] == sleeper)
