@@ -197,6 +197,64 @@ def test_a_looped_import_keeps_its_pace_under_a_what_if(tmp_path: Path) -> None:
     assert abs(got[True] - expected) <= 0.02 * expected
 
 
+# A loop of 4 ms runs every 10 ms of an absolute timer, beside a burner, on one CPU.
+TIMER_LOOP = CLOSED_LOOP.replace(
+    'behaviour = { type = "periodic", run = "2ms", sleep = "8ms" }',
+    'behaviour = { type = "periodic", run = "4ms", period = "10ms" }',
+)
+
+
+def test_a_timer_loop_sleeps_until_its_grid(tmp_path: Path) -> None:
+    source = Scenario.from_text(TIMER_LOOP)
+    trace = traced(tmp_path, source)
+    imported = Scenario.from_perf_script(
+        trace, machine=source, loops=True, timers={"^loop$": "10ms"}
+    )
+    loop = entries(imported)["loop-1000"]
+    timer = {"timer": 10 * MS, "ref": "unique", "mode": "absolute"}
+    program = loop["behaviour"]["steps"]
+    assert all(step == timer for step in program[1::2]) and len(program) % 2 == 0
+    assert all("run" in step for step in program[::2])
+    # Its timer's first expiry, a period after its start, is its first wakeup's time.
+    with trace.open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    woke = next(int(r["time_ns"]) for r in rows if r["event"] == "sched_wakeup")
+    origin = int(rows[-1]["time_ns"]) - imported.get("length")
+    assert loop["start"] + 10 * MS == woke - origin
+    # Its sleeps, all of which ended on the grid, kept it on the grid whatever it waited:
+    # the burner at nice 10 leaves it its 4 ms every round, as the source itself gives.
+    expected = cpu_time(source.with_values({"tasks[1].nice": 10}), "loop")
+    got = cpu_time(imported.with_values({"tasks[1].nice": 10}), "loop")
+    assert abs(got - expected) <= 0.01 * expected
+    # Repeated as sleeps of their median length it would have gone round far more often.
+    as_sleeps = Scenario.from_perf_script(trace, machine=source, loops=True)
+    assert cpu_time(as_sleeps.with_values({"tasks[1].nice": 10}), "loop") > 1.2 * expected
+    with pytest.raises(ValueError, match="timer 'loop': the period must be a positive duration"):
+        Scenario.from_perf_script(trace, timers={"loop": "ten"})
+
+
+def test_the_scenario_starts_on_the_traces_tick_grid(tmp_path: Path) -> None:
+    # The model's ticks come at whole 4 ms periods (HZ 250). A trace cut to begin inside a
+    # period imports as a scenario that begins at a point of that grid (the tick's switches
+    # come a few µs after it) before the first event.
+    source = Scenario.from_text(CLOSED_LOOP)
+    trace = traced(tmp_path, source)
+    with trace.open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    for cut_at in (101_300_000, 202_900_000, 303_999_000):
+        kept = [r for r in rows if int(r["time_ns"]) >= cut_at]
+        cut = tmp_path / "cut.csv"
+        with cut.open("w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(kept)
+        imported = Scenario.from_perf_script(cut, machine=source)
+        origin = int(kept[-1]["time_ns"]) - imported.get("length")
+        first = int(kept[0]["time_ns"])
+        assert first - 4 * MS < origin <= first
+        assert origin % (4 * MS) < 10_000
+
+
 def test_the_command_prints_toml_and_names_a_bad_file(perf_text: Path, tmp_path: Path) -> None:
     command = [sys.executable, "-m", "libsched", "perf-import"]
     out = subprocess.run(
@@ -207,6 +265,18 @@ def test_the_command_prints_toml_and_names_a_bad_file(perf_text: Path, tmp_path:
     written = tmp_path / "app.toml"
     assert subprocess.run([*command, str(perf_text), "-o", str(written)]).returncode == 0
     assert Scenario.from_file(written) == Scenario.from_perf_script(perf_text)
+    timed = subprocess.run(
+        [*command, str(perf_text), "--timer", "^app$=5ms"], capture_output=True, text=True
+    )
+    assert timed.returncode == 0, timed.stderr
+    assert {"timer": 5 * MS, "ref": "unique", "mode": "absolute"} in Scenario.from_text(
+        timed.stdout
+    ).get("tasks.app-42.behaviour.steps")
+    for bad, message in (("5ms", "give REGEX=PERIOD"), ("app=soon", "positive duration")):
+        out = subprocess.run(
+            [*command, str(perf_text), "--timer", bad], capture_output=True, text=True
+        )
+        assert out.returncode != 0 and message in out.stderr, out.stderr
     empty = tmp_path / "empty.txt"
     empty.write_text("not a trace\n")
     bad = subprocess.run([*command, str(empty)], capture_output=True, text=True)
@@ -214,22 +284,27 @@ def test_the_command_prints_toml_and_names_a_bad_file(perf_text: Path, tmp_path:
     assert bad.stderr == "libsched perf-import: the trace holds no scheduling events\n"
 
 
+TIMER = {"python3": "10ms"}
+
+
 @pytest.mark.parametrize(
-    ("name", "trace", "pin", "loops"),
+    ("name", "trace", "options"),
     [
-        ("burner-and-sleeper", "burner-and-sleeper", True, False),
-        ("burner-and-sleeper-loops", "burner-and-sleeper", True, True),
-        ("nice10-burner-and-sleeper", "nice10-burner-and-sleeper", True, False),
-        ("two-burners-and-sleeper", "two-burners-and-sleeper", True, False),
-        ("three-burners-and-sleeper", "three-burners-and-sleeper", False, False),
+        ("burner-and-sleeper", "burner-and-sleeper", {"pin": True}),
+        ("burner-and-sleeper-loops", "burner-and-sleeper", {"pin": True, "loops": True}),
+        ("nice10-burner-and-sleeper", "nice10-burner-and-sleeper", {"pin": True}),
+        ("two-burners-and-sleeper", "two-burners-and-sleeper", {"pin": True}),
+        ("three-burners-and-sleeper", "three-burners-and-sleeper", {}),
+        ("timer-and-burner", "timer-and-burner", {"pin": True, "timers": TIMER}),
+        ("nice10-timer-and-burner", "nice10-timer-and-burner", {"pin": True, "timers": TIMER}),
     ],
 )
 def test_the_bundled_examples_are_the_imports_of_their_traces(
-    name: str, trace: str, pin: bool, loops: bool
+    name: str, trace: str, options: dict[str, Any]
 ) -> None:
     folder = EXAMPLES / "perf-import"
     imported = Scenario.from_perf_script(
-        folder / f"{trace}.txt", kernel="6.18", exclude=["^perf"], pin=pin, loops=loops
+        folder / f"{trace}.txt", kernel="6.18", exclude=["^perf"], **options
     )
     assert Scenario.from_file(folder / f"{name}.toml") == imported
 

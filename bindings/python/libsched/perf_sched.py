@@ -6,9 +6,11 @@ Each traced task becomes a ``[[tasks]]`` entry with a program of steps: ``run`` 
 CPU time it used between waking up and blocking (the time it was switched in, across any
 preemptions), ``sleep`` for the time from blocking to being woken, once through, then it
 exits; a task that never blocked nor exited becomes a burner. What woke a task (a timer,
-another task, an interrupt) is not in the trace, so each wakeup becomes a timed sleep; the
-schedule the model makes of these demands can then be set beside the recorded one, under
-another release, nice values or machine.
+another task, an interrupt) is not in the trace, so each wakeup becomes a timed sleep (an
+absolute timer's, for the tasks named with a period); the schedule the model makes of these
+demands can then be set beside the recorded one, under another release, nice values or
+machine. The scenario starts on the trace's tick grid, so that the model's ticks fall where
+the traced machine's did.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional, TextIO, Union
 
+from . import _core
 from ._source import scenario_source
 from .compare import Measurements
 from .scenario import Scenario
@@ -73,11 +76,18 @@ class _Task:
     prio: Optional[int] = None
     cpus: set[int] = field(default_factory=set)
     steps: list[tuple[str, int]] = field(default_factory=list)
+    first_wakeup: Optional[int] = None  # when its first sleep in the trace ended (ns)
     on_cpu_since: Optional[int] = None
     burst: int = 0
     asleep_since: Optional[int] = None
     blocked: bool = False
     exited: Optional[int] = None  # when it exited (ns), if it did
+
+    def woke(self, at: int, asleep_since: int) -> None:
+        self.steps.append(("sleep", at - asleep_since))
+        if self.first_wakeup is None:
+            self.first_wakeup = at
+        self.asleep_since = None
 
     def end_burst(self) -> None:
         if self.burst > 0:
@@ -230,8 +240,7 @@ def _tasks(events: Iterable[_Event]) -> tuple[dict[int, _Task], int, int, int]:
                 nxt = task(e.next_pid, e.next_comm, first, e.next_prio)
                 nxt.cpus.add(e.cpu)
                 if nxt.asleep_since is not None:  # its wakeup was not traced
-                    nxt.steps.append(("sleep", e.time - nxt.asleep_since))
-                    nxt.asleep_since = None
+                    nxt.woke(e.time, nxt.asleep_since)
                 nxt.on_cpu_since = e.time
             last_switch[e.cpu] = e.time
         elif e.kind == "wakeup_new":
@@ -241,8 +250,7 @@ def _tasks(events: Iterable[_Event]) -> tuple[dict[int, _Task], int, int, int]:
             if t is None:  # asleep since before the trace: it starts here
                 task(e.pid, e.comm, e.time, e.prio)
             elif t.asleep_since is not None:
-                t.steps.append(("sleep", e.time - t.asleep_since))
-                t.asleep_since = None
+                t.woke(e.time, t.asleep_since)
         elif e.kind == "exit" and e.pid in tasks and tasks[e.pid].exited is None:
             tasks[e.pid].exited = e.time
     if first is None:
@@ -254,11 +262,35 @@ def _tasks(events: Iterable[_Event]) -> tuple[dict[int, _Task], int, int, int]:
     return tasks, first, last, cpus
 
 
+@dataclass(frozen=True)
+class _Options:
+    pin: bool = False
+    loops: bool = False
+    timers: tuple[tuple[re.Pattern[str], int], ...] = ()  # comm pattern, period (ns)
+
+    def timer_of(self, comm: str) -> Optional[int]:
+        return next((period for pattern, period in self.timers if pattern.search(comm)), None)
+
+
+def _timers(timers: Mapping[str, Union[int, str]]) -> tuple[tuple[re.Pattern[str], int], ...]:
+    """The patterns and periods of ``timers`` (a period in ns or as a duration text)."""
+    out = []
+    for pattern, period in timers.items():
+        ns = _core.system.parse_duration(period) if isinstance(period, str) else period
+        if isinstance(ns, bool) or not isinstance(ns, int) or ns <= 0:
+            raise ValueError(
+                f"timer {pattern!r}: the period must be a positive duration such as "
+                f'"10ms" (or ns), got {period!r}'
+            )
+        out.append((re.compile(pattern), ns))
+    return tuple(out)
+
+
 def _entry_name(t: _Task) -> str:
     return re.sub(r"[^A-Za-z0-9_-]", "_", t.comm) + f"-{t.pid}"
 
 
-def _entry(t: _Task, origin: int, cpus: int, pin: bool, loops: bool) -> Optional[dict[str, Any]]:
+def _entry(t: _Task, origin: int, cpus: int, options: _Options) -> Optional[dict[str, Any]]:
     steps = list(t.steps)
     while steps and steps[-1][0] == "sleep":  # nothing follows: it would only wait
         steps.pop()
@@ -274,23 +306,32 @@ def _entry(t: _Task, origin: int, cpus: int, pin: bool, loops: bool) -> Optional
     bound = _PER_CPU_KTHREAD.match(t.comm)
     if bound and int(bound[1]) < cpus:
         entry["affinity"] = [int(bound[1])]
-    elif pin:
+    elif options.pin:
         entry["affinity"] = sorted(t.cpus)
     if not (t.blocked or t.exited is not None):
         # Runnable from its start to the end of the trace: it would have used more.
         entry["behaviour"] = "burner"
         return entry
-    sleep = _steady_sleep(steps) if loops else None
-    if sleep is not None:
-        # A steady loop: its runs and sleeps again and again, until it exited.
-        steps.append(("sleep", sleep))
+    program: list[dict[str, Any]] = [{kind: value} for kind, value in steps]
+    period = options.timer_of(t.comm)
+    pause: Optional[dict[str, Any]] = None
+    if period is not None and t.first_wakeup is not None:
+        # Woken by a periodic timer: each sleep lasts until its next expiry. Its grid is
+        # the one its first wakeup was on; a task's timer runs from the task's start.
+        pause = {"timer": period, "ref": "unique", "mode": "absolute"}
+        program = [pause if "sleep" in step else step for step in program]
+        periods = max(1, round((t.first_wakeup - t.start) / period))
+        entry["start"] = max(t.first_wakeup - periods * period - origin, 0)
+    elif options.loops and (sleep := _steady_sleep(steps)) is not None:
+        pause = {"sleep": sleep}
+    repeat = False
+    if options.loops and pause is not None:
+        # A steady loop: its runs and pauses again and again, until it exited.
+        repeat = True
+        program.append(pause)
         if t.exited is not None:
-            entry["exit_at"] = max(t.exited - origin, t.start - origin + 1)
-    entry["behaviour"] = {
-        "type": "steps",
-        "loop": -1 if sleep is not None else 1,
-        "steps": [{kind: value} for kind, value in steps],
-    }
+            entry["exit_at"] = max(t.exited - origin, entry["start"] + 1)
+    entry["behaviour"] = {"type": "steps", "loop": -1 if repeat else 1, "steps": program}
     return entry
 
 
@@ -317,15 +358,23 @@ def scenario_from_events(
     exclude: Iterable[str] = (),
     pin: bool = False,
     loops: bool = False,
+    timers: Optional[Mapping[str, Union[int, str]]] = None,
 ) -> Scenario:
     """The scenario of a stream of scheduling events (see the module's docstring)."""
+    options = _Options(pin, loops, _timers(timers or {}))
+    events = list(events)
     tasks, first, last, cpus = _tasks(events)
+    # The model's ticks come at whole ticks from the scenario's start: start it at a point
+    # of the trace's own tick grid, so that each wakeup falls between ticks where it did.
+    tick = 1_000_000_000 // int((machine or {}).get("hz", 250))
+    phase = _tick_phase(events, tick)
+    origin = first if phase is None else first - (first - phase) % tick
     excluded = [re.compile(pattern) for pattern in exclude]
     entries = []
     for t in sorted(tasks.values(), key=lambda t: (t.start, t.pid)):
         if _STOPPER.match(t.comm) or any(p.search(t.comm) for p in excluded):
             continue
-        entry = _entry(t, first, cpus, pin, loops)
+        entry = _entry(t, origin, cpus, options)
         if entry is not None:
             entries.append(entry)
     if not entries:
@@ -334,11 +383,41 @@ def scenario_from_events(
         "name": name,
         "description": f"Imported from a scheduling trace: {len(entries)} tasks over "
         f"{(last - first) / 1e9:.3f} s.",
-        "length": max(last - first, 1),
+        "length": max(last - origin, 1),
         "machine": {"cpus": cpus, **(machine or {})},
         "tasks": entries,
     }
     return Scenario(**document)
+
+
+# Preemptions of a task by one not woken in the last TICK_WAKE_GAP ns (the tick's, where
+# a task's slice ended) that show where the trace's ticks fall: at least TICK_EVIDENCE.
+TICK_WAKE_GAP = 200_000
+TICK_EVIDENCE = 5
+
+
+def _tick_phase(events: list[_Event], tick: int) -> Optional[int]:
+    """Where the trace's ticks fall modulo ``tick`` (ns), from the preemptions that no
+    wakeup caused; None with too few of them."""
+    woken: dict[int, int] = {}
+    phases = []
+    for e in events:
+        if e.kind == "wakeup":
+            woken[e.pid] = e.time
+        elif e.kind == "switch" and e.pid != 0 and e.prev_state.startswith("R"):
+            if e.time - woken.get(e.next_pid, e.time - TICK_WAKE_GAP - 1) > TICK_WAKE_GAP:
+                phases.append(e.time % tick)
+    if len(phases) < TICK_EVIDENCE:
+        return None
+    # The most crowded tenth of the period, then the median of the phases near it (taken
+    # as offsets from its middle, so that a grid near 0 does not split in two).
+    bins = [0] * 10
+    for p in phases:
+        bins[p * 10 // tick] += 1
+    middle = (max(range(10), key=bins.__getitem__) * 2 + 1) * tick // 20
+    near = sorted((p - middle + tick // 2) % tick - tick // 2 for p in phases)
+    near = [d for d in near if abs(d) <= tick // 10]
+    return (middle + int(_nearest_rank(near, 50))) % tick
 
 
 def from_perf_script(
@@ -348,6 +427,7 @@ def from_perf_script(
     exclude: Iterable[str] = (),
     pin: bool = False,
     loops: bool = False,
+    timers: Optional[Mapping[str, Union[int, str]]] = None,
 ) -> Scenario:
     """The scenario of a ``perf sched script`` text file, or of ``libsched run --trace``'s
     CSV (repetition 0), told apart by the CSV's header. ``machine`` is a scenario (a path
@@ -358,7 +438,11 @@ def from_perf_script(
     in the trace (per-CPU kernel threads, ``ksoftirqd/1``, are always bound to theirs).
     ``loops``: a task that slept at least 10 times, its sleeps steady (p10 to p90 within half
     their median), repeats its runs and sleeps until it exited (for ever if it did not),
-    rather than running them once: a closed loop then keeps its own pace under a what-if."""
+    rather than running them once: a closed loop then keeps its own pace under a what-if.
+    ``timers``: regular expressions of comms, each with the period (ns, or a duration text
+    such as ``"10ms"``) of the timer that wakes those tasks: each of their sleeps lasts
+    until its next expiry, on the grid of their first wakeup (with ``loops``, repeated
+    until they exited)."""
     path = os.fspath(path)
     settings: dict[str, Any] = {}
     if machine is not None:
@@ -372,9 +456,9 @@ def from_perf_script(
         f.seek(0)
         if head.startswith("repetition,time_ns,"):
             events: Iterable[_Event] = read_libsched_trace(csv.DictReader(f))
-            return scenario_from_events(list(events), name, settings, exclude, pin, loops)
+            return scenario_from_events(list(events), name, settings, exclude, pin, loops, timers)
         return scenario_from_events(
-            list(read_perf_script(f, path)), name, settings, exclude, pin, loops
+            list(read_perf_script(f, path)), name, settings, exclude, pin, loops, timers
         )
 
 
@@ -479,8 +563,22 @@ def main(args: list[str], out: TextIO = sys.stdout) -> int:
         action="store_true",
         help="a task with 10 or more steady sleeps repeats its runs and sleeps until it exited",
     )
+    parser.add_argument(
+        "--timer",
+        action="append",
+        default=[],
+        metavar="REGEX=PERIOD",
+        help="the tasks whose comm matches are woken by a timer of this period (repeatable), "
+        "e.g. 'cyclic=1ms'",
+    )
     parser.add_argument("-o", "--output", help="write the TOML there instead of printing it")
     options = parser.parse_args(args)
+    timers = {}
+    for given in options.timer:
+        pattern, equals, period = given.rpartition("=")
+        if not equals or not pattern:
+            parser.error(f"--timer {given!r}: give REGEX=PERIOD, e.g. 'cyclic=1ms'")
+        timers[pattern] = period
     try:
         scenario = from_perf_script(
             options.trace,
@@ -489,6 +587,7 @@ def main(args: list[str], out: TextIO = sys.stdout) -> int:
             options.exclude,
             options.pin,
             options.loops,
+            timers,
         )
     except (OSError, ValueError) as err:
         print(f"libsched perf-import: {err}", file=sys.stderr)

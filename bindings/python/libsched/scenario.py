@@ -8,7 +8,7 @@ import copy
 import difflib
 import os
 from collections.abc import Iterable, Mapping
-from typing import Any, Union
+from typing import Any, Optional, Union
 
 from . import _core
 from ._source import scenario_source
@@ -117,6 +117,7 @@ class Scenario:
         exclude: Iterable[str] = (),
         pin: bool = False,
         loops: bool = False,
+        timers: Optional[Mapping[str, Union[int, str]]] = None,
     ) -> Scenario:
         """The scenario of a recorded schedule: the text ``perf sched script`` prints (or
         ``libsched run --trace``'s CSV), each traced task a program of the runs and sleeps
@@ -124,10 +125,12 @@ class Scenario:
         ``Scenario``) whose ``[machine]`` it takes, else only ``cpus``, from the trace;
         ``kernel`` replaces its release; ``exclude`` lists regular expressions of comms to
         leave out; ``pin`` keeps each task on the CPUs it ran on; ``loops`` repeats a
-        task with steady sleeps until it exited, rather than running its steps once."""
+        task with steady sleeps until it exited, rather than running its steps once;
+        ``timers`` maps regular expressions of comms to the period of the timer that wakes
+        those tasks (``{"cyclic": "1ms"}``)."""
         from .perf_sched import from_perf_script
 
-        return from_perf_script(path, machine, kernel, exclude, pin, loops)
+        return from_perf_script(path, machine, kernel, exclude, pin, loops, timers)
 
     @classmethod
     def _made(

@@ -27,6 +27,9 @@ HOST_COSTS = {
 NICE10 = "examples/perf-import/nice10-burner-and-sleeper.toml"
 LOOPED = "examples/perf-import/burner-and-sleeper-loops.toml"
 TWO = "examples/perf-import/two-burners-and-sleeper.toml"
+TIMER = "examples/perf-import/timer-and-burner.toml"
+TIMER_SLEEPER = "python3-13377"
+TIMER_WHAT_IF = {"tasks.sh-13376.nice": 10}
 SLEEPER2 = "python3-12028"
 WHAT_IF = {"tasks.sh-29963.nice": 10}
 SLEEPER10 = "python3-32457"
@@ -53,17 +56,68 @@ def trace_rows(scenario: Scenario) -> list[dict[str, str]]:
 
 def long_waits(scenario: Scenario, sleeper: str = SLEEPER) -> int:
     """The sleeper's wakeups that waited more than 1 ms for the CPU, in the trace of a run
-    of the scenario."""
-    rows = trace_rows(scenario)
-    woke = None
-    waits = 0
-    for r in rows:
+    of the scenario (its first repetition)."""
+    return long_waits_per_repetition(scenario, sleeper)[0]
+
+
+def long_waits_per_repetition(scenario: Scenario, sleeper: str = SLEEPER) -> list[int]:
+    """The same for each repetition of the run."""
+    woke: dict[str, int] = {}
+    waits: dict[str, int] = {}
+    for r in trace_rows(scenario):
+        rep = r["repetition"]
+        waits.setdefault(rep, 0)
         if r["event"] == "sched_wakeup" and r["comm"] == sleeper:
-            woke = int(r["time_ns"])
-        elif r["event"] == "sched_switch" and r["next_comm"] == sleeper and woke is not None:
-            waits += int(r["time_ns"]) - woke > 1_000_000
-            woke = None
-    return waits
+            woke[rep] = int(r["time_ns"])
+        elif r["event"] == "sched_switch" and r["next_comm"] == sleeper and rep in woke:
+            waits[rep] += int(r["time_ns"]) - woke.pop(rep) > 1_000_000
+    return [waits[rep] for rep in sorted(waits, key=int)]
+
+
+SEEDS = {**HOST_COSTS, "repetitions": 7, "seed": 1}
+
+
+def over_seeds(scenario: Scenario, sleeper: str) -> list[dict[str, Any]]:
+    """The sleeper's figures in seven repetitions (seeds 1 to 7) with the host's costs."""
+    document = libsched.run(scenario.with_values(SEEDS))
+    return [
+        next(t for t in rep["tasks"] if t["name"] == sleeper) for rep in document["repetitions"]
+    ]
+
+
+def plain_timer_import() -> Scenario:
+    """The timer loop's trace imported without --timer."""
+    return Scenario.from_perf_script(
+        ROOT / "examples/perf-import/timer-and-burner.txt",
+        kernel="6.18",
+        exclude=["^perf"],
+        pin=True,
+    )
+
+
+def timer_figures(scenario: Scenario) -> tuple[int, int, int, float, float]:
+    """The timer loop's waits over 1 ms, preemptions, rounds (wakeups), CPU time (ms) and
+    longest wait (ms) in a run of the scenario."""
+    tasks = libsched.run(scenario)["repetitions"][0]["tasks"]
+    t = next(t for t in tasks if t["name"] == TIMER_SLEEPER)
+    return (
+        long_waits(scenario, TIMER_SLEEPER),
+        t["nivcsw"],
+        t["wakeup_latency"]["count"],
+        t["sum_exec_runtime"] / 1e6,
+        t["wakeup_latency"]["max"] / 1e6,
+    )
+
+
+def spread_of(values: list[int]) -> tuple[int, int]:
+    return min(values), max(values)
+
+
+def seeded_waits(scenario: Scenario) -> tuple[int, int, int]:
+    """The sleeper's waits over 1 ms in seven seeds with the host's costs: the least, the
+    most and the median."""
+    waits = sorted(long_waits_per_repetition(scenario.with_values(SEEDS)))
+    return waits[0], waits[-1], waits[len(waits) // 2]
 
 
 def both(value: Callable[[libsched.Comparison], Any]) -> Callable[[libsched.Comparison], Any]:
@@ -210,9 +264,29 @@ FIGURES = [
     ),
     Figure(
         DOC,
-        "tick and are cut ({} preemptions against the host's 4)",
+        "is cut ({} preemptions in the what-if against the host's 4)",
         IMPORTED,
         lambda c: second_loop_run()["nivcsw"],
+    ),
+    Figure(
+        DOC,
+        "and with the host's costs {} to {} over seven seeds",
+        IMPORTED,
+        lambda c: spread_of([t["nvcsw"] for t in over_seeds(second_loop(), SLEEPER)]),
+    ),
+    Figure(
+        DOC,
+        "and {} to {} over seven seeds with the host's costs",
+        TWO,
+        lambda c: spread_of(
+            [t["nvcsw"] for t in over_seeds(Scenario.from_file(ROOT / TWO), SLEEPER2)]
+        ),
+    ),
+    Figure(
+        DOC,
+        "with the host's costs (a tick latency drawn anew at each tick) seven seeds give {} to {}, median {}",
+        LOOPED,
+        lambda c: seeded_waits(Scenario.from_file(ROOT / LOOPED).with_values(WHAT_IF)),
     ),
     Figure(
         DOC,
@@ -224,9 +298,31 @@ FIGURES = [
     ),
     Figure(
         DOC,
-        "(12 ms cycles in {} of its {} rounds)",
+        "gives {} rounds (12 ms cycles in {} of them)",
         TWO,
-        lambda c: cycles(Scenario.from_file(ROOT / TWO), SLEEPER2),
+        lambda c: cycles(Scenario.from_file(ROOT / TWO), SLEEPER2)[::-1],
+    ),
+    Figure(
+        DOC,
+        "and is preempted more ({} waits over 1 ms, {} preemptions) and gets through {} rounds ({:.1f} ms) of its 200",
+        TIMER,
+        lambda c: timer_figures(plain_timer_import())[:4],
+    ),
+    Figure(
+        DOC,
+        "as the loop's own did: {} rounds, {:.1f} ms, {} waits over 1 ms, the longest {:.2f} ms against the host's 4.19, {} preemptions",
+        TIMER,
+        lambda c: (lambda f: (f[2], f[3], f[0], f[4], f[1]))(
+            timer_figures(Scenario.from_file(ROOT / TIMER))
+        ),
+    ),
+    Figure(
+        DOC,
+        "Setting the busy loop to nice 10 in it predicts {} rounds, {:.1f} ms and {} waits over 1 ms",
+        TIMER,
+        lambda c: (lambda f: (f[2], f[3], f[0]))(
+            timer_figures(Scenario.from_file(ROOT / TIMER).with_values(TIMER_WHAT_IF))
+        ),
     ),
     Figure(
         "docs/perf-import.md",
@@ -360,12 +456,16 @@ SPREAD_FIGURES = [
         ),
     ),
 ]
+SPREAD_TASKS = ("sh-8408", "sh-8409", "sh-8410", "python3-8411")
 SPREAD_FIGURES.append(
     Figure(
         DOC,
-        "about as often in the model as on the host ({} and 21 moves in all)",
+        "about as often in the model as on the host ({} and 21 moves in all; {} to {} per loop in the model",
         f"{SPREAD}.toml",
-        lambda c: sum(counts(e)[3] for e in ("sh-8408", "sh-8409", "sh-8410", "python3-8411")),
+        lambda c: (
+            sum(counts(e)[3] for e in SPREAD_TASKS),
+            *spread_of([counts(e)[3] for e in SPREAD_TASKS]),
+        ),
     )
 )
 FIGURES += SPREAD_FIGURES
