@@ -387,6 +387,8 @@ def scenario_from_events(
         "machine": {"cpus": cpus, **(machine or {})},
         "tasks": entries,
     }
+    if origin < first:  # the window is the trace's span, as a measurement of it takes it
+        document["window"] = [first - origin, last - origin]
     return Scenario(**document)
 
 
