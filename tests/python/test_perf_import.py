@@ -253,6 +253,9 @@ def test_the_scenario_starts_on_the_traces_tick_grid(tmp_path: Path) -> None:
         first = int(kept[0]["time_ns"])
         assert first - 4 * MS < origin <= first
         assert origin % (4 * MS) < 10_000
+        # The window is the trace's span, as a measurement of the trace takes it.
+        if origin < first:
+            assert imported.get("window") == [first - origin, imported.get("length")]
 
 
 def test_the_command_prints_toml_and_names_a_bad_file(perf_text: Path, tmp_path: Path) -> None:
