@@ -258,6 +258,16 @@ def test_the_scenario_starts_on_the_traces_tick_grid(tmp_path: Path) -> None:
             assert imported.get("window") == [first - origin, imported.get("length")]
 
 
+def test_a_bad_row_of_a_trace_csv_is_named_by_its_line(tmp_path: Path) -> None:
+    header = "repetition,time_ns,cpu,event,pid,comm,prev_state,next_pid,next_comm,dest_cpu,reason"
+    path = tmp_path / "bad.csv"
+    path.write_text(
+        f"{header}\n0,1000,0,sched_wakeup_new,7,a,,,,-1,\n0,soon,0,sched_switch,0,swapper,R,7,a,-1,\n"
+    )
+    with pytest.raises(libsched.perf_sched.TraceError, match=r"bad.csv:3: time_ns: .*'soon'"):
+        Scenario.from_perf_script(path)
+
+
 def test_the_command_prints_toml_and_names_a_bad_file(perf_text: Path, tmp_path: Path) -> None:
     command = [sys.executable, "-m", "libsched", "perf-import"]
     out = subprocess.run(

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import math
 import os
 import re
@@ -174,27 +175,41 @@ def read_perf_script(lines: Iterable[str], origin: str = "<trace>") -> Iterator[
         yield _Event(time, cpu, kind, int(w["pid"]), w["comm"], int(w["prio"]), target_cpu=target)
 
 
-def read_libsched_trace(rows: Iterable[Mapping[str, str]], repetition: int = 0) -> Iterator[_Event]:
-    """The events of one repetition of ``libsched run --trace``'s CSV (its rows as dicts)."""
+def _csv_number(row: Mapping[str, str], where: str, column: str, empty: int = 0) -> int:
+    """The whole number in a trace row's column (``empty`` for an empty cell)."""
+    text = row.get(column)
+    if text == "":
+        return empty
+    try:
+        return int(text)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise TraceError(f"{where}: {column}: not a whole number: {text!r}") from None
+
+
+def read_libsched_trace(
+    rows: Iterable[Mapping[str, str]], repetition: int = 0, origin: str = "<trace>"
+) -> Iterator[_Event]:
+    """The events of one repetition of ``libsched run --trace``'s CSV (its rows as dicts,
+    the header being line 1); a row that is not one raises TraceError naming its line."""
     kinds = {
         "sched_switch": "switch",
         "sched_wakeup": "wakeup",
         "sched_wakeup_new": "wakeup_new",
         "sched_process_exit": "exit",
     }
-    for row in rows:
-        if int(row["repetition"]) != repetition or row["event"] not in kinds:
+    for line, row in enumerate(rows, start=2):
+        number = functools.partial(_csv_number, row, f"{origin}:{line}")
+        if number("repetition") != repetition or row.get("event") not in kinds:
             continue
-        kind = kinds[row["event"]]
         yield _Event(
-            int(row["time_ns"]),
-            int(row["cpu"]),
-            kind,
-            int(row["pid"]),
-            row["comm"],
-            prev_state=row["prev_state"],
-            next_pid=int(row["next_pid"]) if row["next_pid"] else -1,
-            next_comm=row["next_comm"],
+            number("time_ns"),
+            number("cpu"),
+            kinds[row["event"]],
+            number("pid"),
+            row.get("comm") or "",
+            prev_state=row.get("prev_state") or "",
+            next_pid=number("next_pid", -1),
+            next_comm=row.get("next_comm") or "",
         )
 
 
@@ -457,7 +472,7 @@ def from_perf_script(
         head = f.readline()
         f.seek(0)
         if head.startswith("repetition,time_ns,"):
-            events: Iterable[_Event] = read_libsched_trace(csv.DictReader(f))
+            events: Iterable[_Event] = read_libsched_trace(csv.DictReader(f), origin=path)
             return scenario_from_events(list(events), name, settings, exclude, pin, loops, timers)
         return scenario_from_events(
             list(read_perf_script(f, path)), name, settings, exclude, pin, loops, timers
