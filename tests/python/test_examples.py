@@ -34,7 +34,7 @@ def is_png(path: Path) -> bool:
 
 
 @pytest.mark.parametrize(
-    "name", ["nice_shares", "step_simulator", "build_scenario", "why_preempted"]
+    "name", ["nice_shares", "step_simulator", "build_scenario", "why_preempted", "perf_what_if"]
 )
 def test_example_matches_golden_output(name: str) -> None:
     out = run_example(name)
