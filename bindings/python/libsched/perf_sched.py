@@ -394,10 +394,15 @@ def scenario_from_events(
             entries.append(entry)
     if not entries:
         raise TraceError("no task of the trace used the CPU")
+    grid = (
+        f"its ticks at {phase / 1e6:.3f} ms modulo {tick / 1e6:g} ms of its clock"
+        if phase is not None
+        else "no tick grid found in it"
+    )
     document: dict[str, Any] = {
         "name": name,
         "description": f"Imported from a scheduling trace: {len(entries)} tasks over "
-        f"{(last - first) / 1e9:.3f} s.",
+        f"{(last - first) / 1e9:.3f} s, {grid}.",
         "length": max(last - origin, 1),
         "machine": {"cpus": cpus, **(machine or {})},
         "tasks": entries,
