@@ -82,6 +82,25 @@ def test_repetitions_and_seed_override_the_file() -> None:
     assert [rep["model"]["seed"] for rep in result["repetitions"]] == [100, 101, 102]
 
 
+def test_a_drawn_start_differs_between_repetitions_and_not_between_runs() -> None:
+    # A periodic task starting at a uniform point of the first tick period: each
+    # repetition forks it elsewhere in [0, 4 ms), the same seed at the same point.
+    text = PAIR.replace(
+        'name = "b"\nnice = 5\nbehaviour = "burner"',
+        'name = "b"\nstart = { dist = "uniform", low = "0ms", high = "3999us" }\n'
+        'behaviour = { type = "periodic", run = "1ms", period = "10ms" }',
+    )
+    assert text != PAIR
+    starts = [
+        next(t["started"] for t in rep["tasks"] if t["name"] == "b")
+        for rep in libsched.run_text(text, repetitions=8)["repetitions"]
+    ]
+    assert all(0 <= s < 4_000_000 for s in starts)
+    assert len(set(starts)) == 8
+    again = libsched.run_text(text, repetitions=8)["repetitions"]
+    assert starts == [next(t["started"] for t in rep["tasks"] if t["name"] == "b") for rep in again]
+
+
 def test_run_file_and_text_agree(tmp_path: Path) -> None:
     path = tmp_path / "pair.toml"
     path.write_text(PAIR)

@@ -191,6 +191,24 @@ TEST_CASE("defaults: the name comes from the file, the window is the whole run")
     CHECK(sc.machine.delta_mode == calc_delta_mode::inverse_multiply);
 }
 
+TEST_CASE("start: a duration, or a uniform DIST drawn for each repetition") {
+    const auto start = [](const std::string& value) {
+        return parse_scenario("[[tasks]]\nname = \"x\"\nstart = " + value + "\n", "s.toml")
+            .tasks[0];
+    };
+    const task_spec fixed = start("\"2ms\"");
+    CHECK(fixed.start == 2 * nsec_per_msec);
+    CHECK_FALSE(fixed.start_drawn);
+    const task_spec constant = start("{ dist = \"constant\", value = \"3ms\" }");
+    CHECK(constant.start == 3 * nsec_per_msec);
+    CHECK_FALSE(constant.start_drawn); // a constant draws nothing
+    const task_spec drawn = start("{ dist = \"uniform\", low = \"1ms\", high = \"5ms\" }");
+    CHECK(drawn.start == nsec_per_msec); // the least it can be
+    REQUIRE(drawn.start_drawn);
+    CHECK(*drawn.start_drawn ==
+          distribution{distribution::kind::uniform, nsec_per_msec, 5 * nsec_per_msec});
+}
+
 TEST_CASE("the window as a table, with either bound") {
     CHECK(parse_scenario(
               replaced("length = \"2s\"", "length = \"2s\"\nwindow = { start = \"1s\" }"), "w.toml")

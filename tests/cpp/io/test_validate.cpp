@@ -350,6 +350,24 @@ TEST_CASE("start, stagger, lifetime, exit and renice times") {
     CHECK(rejected([](scenario& s) { s.tasks[0].start = -1; }).field == "tasks[0].start");
     CHECK(rejected([](scenario& s) { s.tasks[0].start = s.length; }).field == "tasks[0].start");
     CHECK(rejected([](scenario& s) { s.tasks[0].stagger.a = -1; }).field == "tasks[0].stagger");
+    // A drawn start: uniform, all of it inside the run, and before any exit time.
+    const auto drawn = [](distribution d) {
+        return [d](scenario& s) {
+            s.tasks[0].start_drawn = d;
+            s.tasks[0].start = d.a;
+        };
+    };
+    using dist = distribution::kind;
+    CHECK(rejected(drawn({dist::exponential, 5, 0})).field == "tasks[0].start");
+    CHECK(rejected(drawn({dist::uniform, -1, 5})).field == "tasks[0].start.low");
+    CHECK(rejected(drawn({dist::uniform, 0, 2 * nsec_per_sec})).field == "tasks[0].start.high");
+    CHECK(rejected([&](scenario& s) {
+              drawn({dist::uniform, 0, 200})(s);
+              s.tasks[0].exit_at = 100;
+          }).reason == "100ns is not after the task's start (200ns at the latest)");
+    scenario sc = valid_scenario();
+    drawn({dist::uniform, 0, 4 * nsec_per_msec})(sc);
+    CHECK_NOTHROW(validate(sc));
     CHECK(rejected([](scenario& s) { s.tasks[0].lifetime = 0; }).field == "tasks[0].lifetime");
     CHECK(rejected([](scenario& s) {
               s.tasks[0].start = 100;

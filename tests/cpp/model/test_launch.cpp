@@ -49,6 +49,25 @@ TEST_CASE("drawn gaps lie within their bounds, and an entry after another follow
     CHECK(fork_times(sc, other) != forks);
 }
 
+TEST_CASE("a drawn start is drawn for each launch within its bounds, before the gaps") {
+    const distribution tick{distribution::kind::uniform, 0, 4 * nsec_per_msec - 1};
+    scenario sc;
+    sc.tasks = {entry("a", 2, {distribution::kind::constant, nsec_per_msec, 0})};
+    sc.tasks[0].start_drawn = tick;
+    std::vector<sim_time> starts;
+    for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+        des::random_source rng(seed), expected(seed);
+        const auto forks = fork_times(sc, rng);
+        CHECK(forks[0][0] == expected.draw(tick)); // the first draw of the repetition
+        CHECK(forks[0][1] == forks[0][0] + nsec_per_msec);
+        CHECK(forks[0][0] >= tick.a);
+        CHECK(forks[0][0] <= tick.b);
+        starts.push_back(forks[0][0]);
+    }
+    std::sort(starts.begin(), starts.end());
+    CHECK(std::unique(starts.begin(), starts.end()) - starts.begin() > 15); // they differ
+}
+
 TEST_CASE("instances past the end of the run stop the clock there: no overflow") {
     scenario sc;
     sc.length = nsec_per_sec;

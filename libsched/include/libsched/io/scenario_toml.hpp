@@ -277,7 +277,15 @@ inline task_spec read_task(const toml::node& n, const std::string& field, read_l
     t.take_into("behaviour", task.behaviour, [&log](const toml::node& b, const std::string& f) {
         return read_behaviour(b, f, log);
     });
-    t.take_into("start", task.start, read_duration);
+    t.take_into("start", task.start_drawn, [&log](const toml::node& d, const std::string& f) {
+        return read_distribution(d, f, log);
+    });
+    if (task.start_drawn && task.start_drawn->type == distribution::kind::constant) {
+        task.start = task.start_drawn->a; // a duration, or a DIST that is one
+        task.start_drawn.reset();
+    } else if (task.start_drawn) {
+        task.start = task.start_drawn->a; // the least a draw gives (validate() checks it)
+    }
     t.take_into("stagger", task.stagger, [&log](const toml::node& d, const std::string& f) {
         return read_distribution(d, f, log);
     });

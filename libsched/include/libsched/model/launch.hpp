@@ -1,8 +1,9 @@
 #pragma once
 // When each instance forks: an entry's first instance at its start (or one stagger gap after
-// the last instance of the entry it comes `after`), each further one a gap later. Drawn gaps
-// come from the repetition's seeded source before anything else runs, entry by entry in the
-// scenario's order, so a seed gives the same launch everywhere; a constant gap draws nothing.
+// the last instance of the entry it comes `after`), each further one a gap later. Drawn
+// starts and gaps come from the repetition's seeded source before anything else runs, entry
+// by entry in the scenario's order, so a seed gives the same launch everywhere; a constant
+// start or gap draws nothing.
 #include <cstddef>
 #include <libsched/des/random.hpp>
 #include <libsched/model/workload.hpp>
@@ -17,7 +18,7 @@ inline std::vector<std::vector<sim_time>> fork_times(const scenario& sc, des::ra
     std::vector<std::vector<sim_time>> forks(sc.tasks.size());
     for (std::size_t e = 0; e < sc.tasks.size(); ++e) {
         const task_spec& spec = sc.tasks[e];
-        sim_time at = spec.start;
+        sim_time at = spec.start_drawn ? rng.draw(*spec.start_drawn) : spec.start;
         if (!spec.after.empty())
             for (std::size_t p = 0; p < e; ++p)
                 if (sc.tasks[p].name == spec.after && !forks[p].empty())

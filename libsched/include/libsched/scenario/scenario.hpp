@@ -101,7 +101,10 @@ struct task_spec {
     std::vector<affinity_change_spec> set_affinity;
     std::string cpuset; // a machine.cpusets name; empty = the root cpuset (every CPU)
     behaviour_spec behaviour;
-    sim_time start = 0; // fork time of the first instance
+    sim_time start = 0; // fork time of the first instance; the least one with start_drawn
+    // `start` given as a uniform DIST: drawn for each repetition, before the run, so that
+    // repetitions meet the tick at different phases.
+    std::optional<distribution> start_drawn;
     // The gap between one instance's fork and the next; a drawn gap is drawn anew for each,
     // as a shell's fork + exec of each background process takes its own time.
     distribution stagger;

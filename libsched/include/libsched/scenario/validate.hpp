@@ -893,10 +893,22 @@ inline void check_task(const scenario& sc, std::size_t i, const valid_bases& b,
     }
     check_behaviour(at + ".behaviour", t.behaviour, sc, written, v);
 
-    const bool start_ok = within_run(t.start, sc, b);
-    if (!start_ok)
+    bool start_ok = within_run(t.start, sc, b);
+    if (t.start_drawn) {
+        // A drawn start: a range to draw from, all of it inside the run.
+        const distribution& d = *t.start_drawn;
+        if (d.type != distribution::kind::uniform)
+            reject(v, at + ".start", "a drawn start is uniform (an exponential has no bound)");
+        check_distribution(at + ".start", d, false, v);
+        if (d.type == distribution::kind::uniform && !within_run(d.b, sc, b)) {
+            reject(v, at + ".start.high",
+                   format_duration(d.b) + " is outside " + run_interval(sc.length));
+            start_ok = false;
+        }
+    } else if (!start_ok) {
         reject(v, at + ".start",
                format_duration(t.start) + " is outside " + run_interval(sc.length));
+    }
     check_distribution(at + ".stagger", t.stagger, false, v);
     // The shortest gap a draw can give; an instance late even by it certainly never starts.
     const duration gap = t.stagger.type == distribution::kind::exponential ? 0 : t.stagger.a;
@@ -915,7 +927,7 @@ inline void check_task(const scenario& sc, std::size_t i, const valid_bases& b,
             earlier = earlier || sc.tasks[p].name == t.after;
         if (!earlier)
             reject(v, at + ".after", "\"" + t.after + "\" names no earlier [[tasks]] entry");
-        if (t.start != 0)
+        if (t.start != 0 || t.start_drawn)
             reject(v, at + ".start",
                    "an entry that starts after another one has no start of its own");
     }
@@ -957,10 +969,11 @@ inline void check_task(const scenario& sc, std::size_t i, const valid_bases& b,
         reject(v, at + ".lifetime", format_duration(*t.lifetime) + " is not positive");
     if (t.lifetime)
         check_span(at + ".lifetime", *t.lifetime, v);
-    if (t.exit_at && *t.exit_at <= t.start)
+    const sim_time latest_start = t.start_drawn ? t.start_drawn->b : t.start;
+    if (t.exit_at && *t.exit_at <= latest_start)
         reject(v, at + ".exit_at",
                format_duration(*t.exit_at) + " is not after the task's start (" +
-                   format_duration(t.start) + ")");
+                   format_duration(latest_start) + (t.start_drawn ? " at the latest" : "") + ")");
     for (std::size_t j = 0; j < t.renice.size(); ++j) {
         const std::string rf = at + ".renice[" + std::to_string(j) + "]";
         const renice_spec& r = t.renice[j];
