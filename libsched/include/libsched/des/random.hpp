@@ -72,6 +72,11 @@ struct distribution {
     bool operator==(const distribution&) const = default;
 };
 
+// The least a draw of d can be (an exponential's is 0).
+inline std::int64_t least_draw(const distribution& d) {
+    return d.type == distribution::kind::exponential ? 0 : d.a;
+}
+
 class random_source {
 public:
     explicit random_source(std::uint64_t seed) : engine_(seed) {}

@@ -280,11 +280,12 @@ inline task_spec read_task(const toml::node& n, const std::string& field, read_l
     t.take_into("start", task.start_drawn, [&log](const toml::node& d, const std::string& f) {
         return read_distribution(d, f, log);
     });
-    if (task.start_drawn && task.start_drawn->type == distribution::kind::constant) {
-        task.start = task.start_drawn->a; // a duration, or a DIST that is one
-        task.start_drawn.reset();
-    } else if (task.start_drawn) {
-        task.start = task.start_drawn->a; // the least a draw gives (validate() checks it)
+    if (task.start_drawn) {
+        // A constant (a duration, or a DIST that is one) draws nothing; a drawn start keeps
+        // its least value in `start` (validate() checks the rest).
+        task.start = task.start_drawn->a;
+        if (task.start_drawn->type == distribution::kind::constant)
+            task.start_drawn.reset();
     }
     t.take_into("stagger", task.stagger, [&log](const toml::node& d, const std::string& f) {
         return read_distribution(d, f, log);

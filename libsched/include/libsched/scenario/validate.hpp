@@ -911,7 +911,7 @@ inline void check_task(const scenario& sc, std::size_t i, const valid_bases& b,
     }
     check_distribution(at + ".stagger", t.stagger, false, v);
     // The shortest gap a draw can give; an instance late even by it certainly never starts.
-    const duration gap = t.stagger.type == distribution::kind::exponential ? 0 : t.stagger.a;
+    const duration gap = des::least_draw(t.stagger);
     if (gap > 0 && start_ok && b.length && t.after.empty()) {
         // Instance k forks at start + k * gap at the earliest; one at or past the end never
         // runs.

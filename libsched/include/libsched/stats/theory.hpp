@@ -497,11 +497,6 @@ inline bool waits_on_tasks(const behaviour_spec& b) {
     return false;
 }
 
-// The least a draw of d can be.
-inline duration least_of(const distribution& d) {
-    return d.type == distribution::kind::exponential ? 0 : d.a;
-}
-
 // Whether a task may exit before `at`: a program of steps that ends (no phase and not the
 // program repeated for ever) and, started at its entry's start and never waiting, would be
 // through before then; a lifetime or exit time before it. Later forks (stagger, after) and
@@ -520,7 +515,7 @@ inline bool may_exit_before(const task_spec& t, sim_time at) {
         for (const step_spec& st : ph.steps) {
             using k = step_spec::kind;
             if (st.type == k::run || st.type == k::runtime || st.type == k::sleep)
-                steps += least_of(st.time); // a timer's expiry may have passed: no wait
+                steps += des::least_draw(st.time); // a timer's expiry may have passed: no wait
         }
         pass += steps * ph.loop;
     }
