@@ -191,6 +191,30 @@ CASES = [
         tasks=[T("", cpus=[1], session="shared"), T("", cpus=[1], nice=10, session="shared")],
         capacity_cpus=1.0,
     ),
+    dict(
+        id="11",
+        name="two-cpus-equal-shares-1v2-unpinned",
+        description="2 CPUs, no pinning; groups a (1 burner) and b (2 burners), cpu.shares 1024 each",
+        groups=[("a", {"cpu.shares": 1024}), ("b", {"cpu.shares": 1024})],
+        tasks=[T("a")] + [T("b") for _ in range(2)],
+        capacity_cpus=2.0,
+    ),
+    dict(
+        id="12",
+        name="two-cpus-shares-1024v3072-1v3-unpinned",
+        description="2 CPUs, no pinning; groups a (cpu.shares 1024, 1 burner) and b (3072, 3 burners)",
+        groups=[("a", {"cpu.shares": 1024}), ("b", {"cpu.shares": 3072})],
+        tasks=[T("a")] + [T("b") for _ in range(3)],
+        capacity_cpus=2.0,
+    ),
+    dict(
+        id="13",
+        name="two-cpus-shares-512v1024-2v2-unpinned",
+        description="2 CPUs, no pinning; groups m (cpu.shares 512) and o (1024), 2 burners each",
+        groups=[("m", {"cpu.shares": 512}), ("o", {"cpu.shares": 1024})],
+        tasks=[T("m") for _ in range(2)] + [T("o") for _ in range(2)],
+        capacity_cpus=2.0,
+    ),
 ]
 
 # ---------------------------------------------------------------- helpers

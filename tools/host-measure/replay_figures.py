@@ -43,6 +43,9 @@ FIGURES = {
     "10b": [("task", 0), ("task", 1)],
     "10c": [("task", 0), ("task", 1)],
     "10d": [("task", 0), ("task", 1)],
+    "11": [("group", "a"), ("group", "b")],
+    "12": [("group", "a"), ("group", "b")],
+    "13": [("group", "m"), ("group", "o")],
 }
 
 
