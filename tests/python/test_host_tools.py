@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -18,6 +19,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+import libsched
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOLS = ROOT / "tools" / "host-measure"
@@ -242,3 +245,55 @@ def test_balance_trace_reports_every_burner_and_cleans_up() -> None:
         assert not {d for d in os.listdir("/sys/fs/cgroup/cpu") if d.startswith("libsched-lb-")} - {
             d for d in before if d.startswith("libsched-lb-")
         }
+
+
+# The bundled host data: the replays' figures are what the measurement files give.
+REPLAYS = ROOT / "examples" / "replays"
+
+
+@pytest.mark.parametrize(
+    ("source", "figures"),
+    [
+        ("host-6.18-groups.json", "host-6.18-replay-figures.json"),
+        ("host-6.18-smp-groups.json", "host-6.18-smp-replay-figures.json"),
+    ],
+)
+def test_replay_figures_regenerate_the_bundled_figures(
+    source: str, figures: str, tmp_path: Path
+) -> None:
+    out = tmp_path / figures
+    tool = load("replay_figures")
+    assert tool.main(["replay_figures.py", str(REPLAYS / "data" / source), str(out)]) == 0
+    assert out.read_bytes() == (REPLAYS / "data" / figures).read_bytes()
+
+
+def measured_shares(files: list[Path]) -> dict[str, list[float]]:
+    """Each entry's window share (its instances summed) per repetition of `libsched
+    measure` result files."""
+    shares: dict[str, list[float]] = {}
+    for file in files:
+        for rep in json.loads(file.read_text())["repetitions"]:
+            per_entry: dict[str, float] = {}
+            for t in rep["tasks"]:
+                entry = t["name"].split(".")[0]
+                per_entry[entry] = per_entry.get(entry, 0.0) + t["share"]
+            for entry, share in per_entry.items():
+                shares.setdefault(entry, []).append(share)
+    return shares
+
+
+@pytest.mark.parametrize("name", ["pinned-plus-two-free", "nice-mix-free", "pinned-pair-plus-free"])
+def test_a_measured_replay_states_the_medians_of_its_measurement(name: str) -> None:
+    replay = libsched.Scenario.from_file(REPLAYS / f"host-6.18-{name}.toml")
+    files = sorted((REPLAYS / "data").glob(f"host-6.18-measure-{name}*.json"))
+    shares = measured_shares(files)
+    assert replay.get("repetitions") == len(next(iter(shares.values())))
+    assert set(replay.get("measured.share")) == set(shares)
+    for entry, values in shares.items():
+        assert replay.get("measured.share")[entry] == pytest.approx(
+            statistics.median(values), abs=5e-5
+        )
+    # the tolerance covers every repetition and the CPU time the host's own work took
+    spread = max(abs(v - statistics.median(vs)) for vs in shares.values() for v in vs)
+    others = [2 - sum(vs[i] for vs in shares.values()) for i in range(replay.get("repetitions"))]
+    assert replay.get("measured.tolerance.share") >= max(spread, *others)
