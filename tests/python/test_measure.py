@@ -18,7 +18,13 @@ import pytest
 
 import libsched
 from libsched import _host
-from libsched.measure import GROUP_PREFIX, WORKER, machine_toml
+from libsched.measure import (
+    GROUP_PREFIX,
+    WORKER,
+    _other_work,
+    _thread_times,
+    machine_toml,
+)
 
 HOST = _host.read_host()
 SERIES = f"{HOST.series[0]}.{HOST.series[1]}"
@@ -173,6 +179,12 @@ def test_document_has_the_keys_of_a_simulated_one(tmp_path: Path) -> None:
     assert task["model"] is None and task["wakeup_latency"] is None
     assert set(task["run_delay"]) == set(simulated["repetitions"][0]["tasks"][0]["run_delay"])
     assert measured["repetitions"][0]["task_groups"][0]["nr_tasks"] == 2
+    # What else ran: one record per repetition, never the workers, the top a part of it.
+    (other,) = measured["provenance"]["other_work"]
+    workers = {t["pid"] for t in measured["repetitions"][0]["tasks"]}
+    assert other["threads"] >= len(other["top"]) > 0
+    assert not workers & {t["tid"] for t in other["top"]}
+    assert other["window_runtime"] >= sum(t["window_runtime"] for t in other["top"]) > 0
 
 
 def measuring(scenario: Path) -> subprocess.Popen[str]:
@@ -610,3 +622,29 @@ def test_host_machine_is_a_machine_table_the_reader_accepts() -> None:
     if isinstance(machine["topology"], dict):
         t = machine["topology"]
         assert t["packages"] * t["cores"] * t["threads"] == machine["cpus"]
+
+
+def test_other_work_is_each_threads_time_in_the_window_longest_first() -> None:
+    me = os.getpid()
+    gone, born = 2**31 - 1, 2**31 - 2  # tids no thread has
+    start = {me: (me, 1_000, 5), gone: (me, 10, 1)}
+    end = {me: (me, 4_000, 8), born: (me, 7_000, 2)}
+    other = _other_work(start, end, top=1)
+    assert other["window_runtime"] == 3_000 + 7_000 and other["threads"] == 2
+    # Only the longest is named; one that has exited by the time it is named has no name.
+    (longest,) = other["top"]
+    assert (longest["tid"], longest["window_runtime"], longest["window_runs"]) == (born, 7_000, 2)
+    assert longest["comm"] is None and longest["nice"] is None
+    mine = _other_work(start, end, top=2)["top"][1]
+    assert mine["comm"] == Path("/proc/self/comm").read_text().strip()
+    assert (mine["policy"], mine["nice"]) == ("normal", os.getpriority(os.PRIO_PROCESS, 0))
+    assert (mine["window_runtime"], mine["window_runs"]) == (3_000, 3)
+
+
+def test_thread_times_reads_every_thread_but_those_skipped() -> None:
+    me = os.getpid()
+    first = _thread_times(set())
+    sum(range(200_000))  # some CPU time of this thread
+    later = _thread_times(set())
+    assert first[me][0] == me and later[me][1] > first[me][1]
+    assert me not in _thread_times({me}) and 1 in later

@@ -38,6 +38,9 @@ SETUP_MARGIN_NS = 50_000_000  # from the last placement to time zero
 EXIT_GRACE_S = 2.0  # how long a worker may take past its exit time to report
 PR_SET_PDEATHSIG = 1
 USER_HZ = os.sysconf("SC_CLK_TCK")
+OTHER_WORK_TOP = 10  # the host's threads named in provenance.other_work
+# The kernel's SCHED_* numbers, by the names a scenario's policy takes.
+POLICY_NAMES = {0: "normal", 1: "fifo", 2: "rr", 3: "batch", 5: "idle", 6: "deadline"}
 
 
 class MeasureError(RuntimeError):
@@ -349,6 +352,77 @@ def _sample(worker: _Worker) -> dict[str, int]:
     }
 
 
+def _thread_times(skip: set[int]) -> dict[int, tuple[int, int, int]]:
+    """tid -> (pid, time on a CPU in ns, runs on a CPU) of every thread on the host but
+    those in ``skip``, from /proc/PID/task/TID/schedstat (CONFIG_SCHED_INFO); empty
+    without it."""
+    out = {}
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue  # exited meanwhile
+        for tid in tids:
+            if int(tid) in skip:
+                continue
+            try:
+                with open(f"/proc/{pid}/task/{tid}/schedstat", encoding="utf-8") as f:
+                    run, _, pcount = (int(v) for v in f.read().split())
+            except (OSError, ValueError):
+                continue
+            out[int(tid)] = (int(pid), run, pcount)
+    return out
+
+
+def _thread_identity(pid: int, tid: int) -> dict[str, Any]:
+    """A thread's comm, nice and policy from /proc/PID/task/TID/stat (None once it exited)."""
+    try:
+        with open(f"/proc/{pid}/task/{tid}/stat", encoding="utf-8") as f:
+            text = f.read()
+    except OSError:
+        return {"comm": None, "nice": None, "policy": None, "rt_priority": None}
+    comm = text[text.index("(") + 1 : text.rindex(")")]
+    fields = text.rsplit(")", 1)[1].split()
+    # fields[0] is field 3 (state): nice is field 19, rt_priority 40, policy 41.
+    policy = int(fields[38])
+    return {
+        "comm": comm,
+        "nice": int(fields[16]) if policy in (0, 3, 5) else None,
+        "policy": POLICY_NAMES.get(policy, str(policy)),
+        "rt_priority": int(fields[37]),
+    }
+
+
+def _other_work(
+    start: dict[int, tuple[int, int, int]], end: dict[int, tuple[int, int, int]], top: int
+) -> dict[str, Any]:
+    """What the host's other threads ran between two _thread_times(): in all, and the
+    ``top`` threads that ran longest. A thread born meanwhile counts from zero; one that
+    exited meanwhile cannot be read and is missing."""
+    ran = []
+    for tid, (pid, run, runs) in end.items():
+        _, run0, runs0 = start.get(tid, (pid, 0, 0))
+        if run > run0:
+            ran.append((run - run0, runs - runs0, pid, tid))
+    ran.sort(key=lambda r: (-r[0], r[3]))
+    return {
+        "window_runtime": sum(r[0] for r in ran),
+        "threads": len(ran),
+        "top": [
+            {
+                "pid": pid,
+                "tid": tid,
+                **_thread_identity(pid, tid),
+                "window_runtime": run,
+                "window_runs": runs,
+            }
+            for run, runs, pid, tid in ran[:top]
+        ],
+    }
+
+
 def _cpu_times(host_cpus: list[int]) -> dict[int, tuple[int, int]]:
     """(busy, idle) ns of each CPU from /proc/stat (USER_HZ ticks)."""
     out = {}
@@ -605,6 +679,11 @@ class _Run:
             w.samples[which] = _sample(w)
         self.cpu_samples[which] = _cpu_times(self.cpus)
         self.group_samples[which] = self.group_stats()
+        self.thread_samples[which] = _thread_times({w.pid for w in self.workers})
+
+    def other_work(self) -> dict[str, Any]:
+        """The host's other threads in the window (provenance.other_work)."""
+        return _other_work(self.thread_samples["start"], self.thread_samples["end"], OTHER_WORK_TOP)
 
     def group_stats(self) -> dict[str, dict[str, int]]:
         if not self.cgroups:
@@ -618,6 +697,7 @@ class _Run:
     def run(self) -> dict[str, Any]:
         self.cpu_samples: dict[str, dict[int, tuple[int, int]]] = {}
         self.group_samples: dict[str, dict[str, dict[str, int]]] = {}
+        self.thread_samples: dict[str, dict[int, tuple[int, int, int]]] = {}
         zero = _now() + SETUP_MARGIN_NS
         if self.host.hz is not None and self.tick_phase is not None:
             # On a tick, as the model's ticks count from time zero.
@@ -887,6 +967,7 @@ def measure(
             else "/proc/timer_list (root only) shows no common last_tick for the CPUs"
         )
     reps: list[dict[str, Any]] = []
+    others: list[dict[str, Any]] = []
     try:
         for r in range(plan["repetitions"]):
             if progress:
@@ -895,12 +976,15 @@ def measure(
             try:
                 run.start()
                 reps.append(run.run())
+                others.append(run.other_work())
             finally:
                 run.close()
     finally:
         if main_thread:
             signal.signal(signal.SIGTERM, old_term)
-    measured = {"provenance": _provenance(plan, host, tick_phase), "repetitions": reps}
+    provenance = _provenance(plan, host, tick_phase)
+    provenance["other_work"] = others
+    measured = {"provenance": provenance, "repetitions": reps}
     result: dict[str, Any] = json.loads(
         _core.measure.measured_document(text, origin, json.dumps(measured))
     )
@@ -956,7 +1040,7 @@ def machine_toml(machine: dict[str, Any]) -> str:
 
 
 def _table(doc: dict[str, Any]) -> str:
-    rows = [("entry", "share %", "ratio", "jiffies", "vcsw/s", "ivcsw/s")]
+    rows: list[tuple[str, ...]] = [("entry", "share %", "ratio", "jiffies", "vcsw/s", "ivcsw/s")]
     for s in doc["summary"]:
         ratio = "-" if s["ratio"] is None else f"{s['ratio']:.3f}"
         rows.append(
@@ -969,10 +1053,51 @@ def _table(doc: dict[str, Any]) -> str:
                 f"{s['nivcsw_per_s']:.1f}",
             )
         )
+    text = _aligned(rows, free_last=False)
+    others = doc["provenance"].get("other_work")
+    if others:
+        window = doc["window"]["end"] - doc["window"]["start"]
+        capacity = window * doc["provenance"]["cpus"]
+        rows = [("rep", "ms", "% of CPUs", "threads", "longest")]
+        for r, o in enumerate(others):
+            longest = ", ".join(
+                f"{t['comm'] or t['tid']} ({_policy_text(t)}) {t['window_runtime'] / 1e6:.1f} ms "
+                f"in {t['window_runs']} runs"
+                for t in o["top"][:3]
+            )
+            rows.append(
+                (
+                    str(r + 1),
+                    f"{o['window_runtime'] / 1e6:.1f}",
+                    f"{100 * o['window_runtime'] / capacity:.2f}",
+                    str(o["threads"]),
+                    longest,
+                )
+            )
+        text += "\n\nthe host's other threads in the window (not the scenario's tasks)\n"
+        text += _aligned(rows, free_last=True)
+    return text
+
+
+def _policy_text(thread: dict[str, Any]) -> str:
+    if thread["nice"] is not None:
+        return f"nice {thread['nice']}"
+    return f"{thread['policy']} {thread['rt_priority']}"
+
+
+def _aligned(rows: list[tuple[str, ...]], free_last: bool) -> str:
+    """Rows as a table: the first column left-aligned, the others right-aligned; with
+    ``free_last`` the last column (free text) as it is."""
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    last = len(widths) - 1
+
+    def cell(i: int, c: str, w: int) -> str:
+        if i == 0:
+            return c.ljust(w)
+        return c if free_last and i == last else c.rjust(w)
+
     return "\n".join(
-        "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
-        for r in rows
+        "  ".join(cell(i, c, w) for i, (c, w) in enumerate(zip(r, widths))) for r in rows
     )
 
 
