@@ -648,3 +648,60 @@ def test_thread_times_reads_every_thread_but_those_skipped() -> None:
     later = _thread_times(set())
     assert first[me][0] == me and later[me][1] > first[me][1]
     assert me not in _thread_times({me}) and 1 in later
+
+
+def thread(comm: str, tid: int, ms: float, runs: int, nice: Optional[int] = 0, **kw: Any) -> Any:
+    return {
+        "pid": tid,
+        "tid": tid,
+        "comm": comm,
+        "nice": nice,
+        "policy": kw.get("policy", "normal"),
+        "rt_priority": kw.get("rt_priority", 0),
+        "window_runtime": int(ms * 1e6),
+        "window_runs": runs,
+    }
+
+
+def test_other_work_becomes_tasks_of_the_same_cpu_time_and_runs() -> None:
+    top = [
+        thread("tokio-rt-worker", 106, 20, 10, nice=-10),
+        thread("kworker/1:0-events", 24, 8, 400),
+        thread("kworker/3:1", 30, 8, 400),  # a CPU the scenario does not have
+        thread("migration/0", 18, 6, 60, nice=None, policy="fifo", rt_priority=99),
+        thread("irq/24-virtio", 90, 5, 50, nice=None, policy="fifo", rt_priority=50),
+        thread("cron", 300, 4.9, 2),  # under min_share
+    ]
+    doc = {
+        "window": {"start": 1_000_000_000, "end": 11_000_000_000},
+        "provenance": {
+            "cpus": 2,
+            "other_work": [
+                {"window_runtime": 10_000_000, "threads": 1, "top": []},
+                {"window_runtime": 60_000_000, "threads": 6, "top": top},  # the median
+                {"window_runtime": 90_000_000, "threads": 1, "top": []},
+            ],
+        },
+    }
+    tasks = libsched.other_work_tasks(doc)
+    assert [t["name"] for t in tasks] == [
+        "tokio-rt-worker-106",
+        "kworker_1_0-events-24",
+        "irq_24-virtio-90",
+    ]
+    assert tasks[0]["nice"] == -10 and tasks[1]["affinity"] == [1]
+    assert (tasks[2]["policy"], tasks[2]["rt_priority"]) == ("fifo", 50)
+    window = 10e9
+    for task, t in zip(tasks, [top[0], top[1], top[4]]):
+        run = float(task["behaviour"]["run"]["mean"][:-2])
+        sleep = float(task["behaviour"]["sleep"]["mean"][:-2])
+        # runs times the mean run is its CPU time; runs times a cycle is the window
+        assert run * t["window_runs"] == pytest.approx(t["window_runtime"], rel=1e-6)
+        assert (run + sleep) * t["window_runs"] == pytest.approx(window, rel=1e-6)
+    scenario = libsched.Scenario.from_text(
+        'name = "bg"\nlength = "1s"\n[machine]\ncpus = 2\nkernel = "6.18"\n'
+    )
+    scenario.set("tasks", tasks)
+    scenario.validate()
+    with pytest.raises(ValueError, match="provenance.other_work"):
+        libsched.other_work_tasks({"provenance": {}, "window": doc["window"]})

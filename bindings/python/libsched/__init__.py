@@ -23,7 +23,7 @@ from ._core import kernel, weight
 from ._run import ScenarioWarning, check_run_arguments, document, run_scenario
 from ._source import scenario_source
 from .compare import Comparison, ComparisonRow, Measurements, compare, read_measurements
-from .measure import MeasureError, host_machine, measure
+from .measure import MeasureError, host_machine, measure, other_work_tasks
 from .results import Repetition, Result, simulate
 from .scenario import Scenario
 from .simulator import Simulator
@@ -63,6 +63,7 @@ __all__ = [
     "load_sweep",
     "measure",
     "nice_to_weight",
+    "other_work_tasks",
     "plot",
     "read_measurements",
     "results",

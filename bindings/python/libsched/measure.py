@@ -18,6 +18,7 @@ import ctypes
 import functools
 import json
 import os
+import re
 import select
 import signal
 import sys
@@ -993,6 +994,69 @@ def measure(
             json.dump(result, f, indent=2, sort_keys=True)
             f.write("\n")
     return result
+
+
+# A kernel thread bound to one CPU: ksoftirqd/1, kworker/1:2, kworker/0:1H-kblockd (not
+# irq/24-virtio0, whose number is the interrupt's, nor kworker/u8:5, an unbound one).
+_PER_CPU_THREAD = re.compile(r"^(?:kworker/(\d+):\d+H?(?:-.*)?|[\w.-]+/(\d+))$")
+
+
+def other_work_tasks(measured: dict[str, Any], min_share: float = 0.0005) -> list[dict[str, Any]]:
+    """The host's other threads of a measurement (``provenance.other_work``) as scenario
+    tasks, to add to the scenario for a what-if with the host's own work: each thread that
+    ran at least ``min_share`` of one CPU in the window of the repetition whose other work
+    is the median, with its nice or RT policy, on its CPU if it is a per-CPU kernel thread,
+    running and sleeping for exponential times whose means give its runs and its CPU time
+    (a run is a turn on a CPU, as schedstat counts them). The stoppers (migration/N) and
+    SCHED_DEADLINE threads are left out, and so are threads bound to a CPU the scenario does
+    not have."""
+    others = measured["provenance"].get("other_work")
+    if not others:
+        raise ValueError(
+            "libsched.other_work_tasks: the document has no provenance.other_work "
+            "(a measurement by this version of libsched.measure has it)"
+        )
+    window = measured["window"]["end"] - measured["window"]["start"]
+    cpus = measured["provenance"]["cpus"]
+    ranked = sorted(others, key=lambda o: o["window_runtime"])
+    chosen = ranked[(len(ranked) - 1) // 2]
+    tasks = []
+    for t in chosen["top"]:
+        comm = t["comm"] or "thread"
+        if t["window_runtime"] < min_share * window or t["window_runs"] < 1:
+            continue
+        if comm.startswith("migration/") or t["policy"] not in (
+            "normal",
+            "batch",
+            "idle",
+            "fifo",
+            "rr",
+        ):
+            continue
+        run = t["window_runtime"] / t["window_runs"]
+        task: dict[str, Any] = {"name": re.sub(r"[^A-Za-z0-9_-]", "_", comm) + f"-{t['tid']}"}
+        if t["policy"] in ("fifo", "rr"):
+            task["policy"], task["rt_priority"] = t["policy"], t["rt_priority"]
+        else:
+            task["nice"] = t["nice"]
+            if t["policy"] != "normal":
+                task["policy"] = t["policy"]
+        bound = _PER_CPU_THREAD.match(comm)
+        if bound:
+            cpu = int(bound[1] or bound[2])
+            if cpu >= cpus:
+                continue
+            task["affinity"] = [cpu]
+        task["behaviour"] = {
+            "type": "random",
+            "run": {"dist": "exponential", "mean": f"{max(round(run), 1)}ns"},
+            "sleep": {
+                "dist": "exponential",
+                "mean": f"{max(round(window / t['window_runs'] - run), 1)}ns",
+            },
+        }
+        tasks.append(task)
+    return tasks
 
 
 def host_machine() -> dict[str, Any]:
