@@ -34,7 +34,15 @@ def is_png(path: Path) -> bool:
 
 
 @pytest.mark.parametrize(
-    "name", ["nice_shares", "step_simulator", "build_scenario", "why_preempted", "perf_what_if"]
+    "name",
+    [
+        "nice_shares",
+        "step_simulator",
+        "build_scenario",
+        "why_preempted",
+        "perf_what_if",
+        "other_work",
+    ],
 )
 def test_example_matches_golden_output(name: str) -> None:
     out = run_example(name)

@@ -282,7 +282,10 @@ def measured_shares(files: list[Path]) -> dict[str, list[float]]:
     return shares
 
 
-@pytest.mark.parametrize("name", ["pinned-plus-two-free", "nice-mix-free", "pinned-pair-plus-free"])
+@pytest.mark.parametrize(
+    "name",
+    ["pinned-plus-two-free", "nice-mix-free", "pinned-pair-plus-free", "two-nice0-two-nice10-free"],
+)
 def test_a_measured_replay_states_the_medians_of_its_measurement(name: str) -> None:
     replay = libsched.Scenario.from_file(REPLAYS / f"host-6.18-{name}.toml")
     files = sorted((REPLAYS / "data").glob(f"host-6.18-measure-{name}*.json"))
