@@ -705,3 +705,9 @@ def test_other_work_becomes_tasks_of_the_same_cpu_time_and_runs() -> None:
     scenario.validate()
     with pytest.raises(ValueError, match="provenance.other_work"):
         libsched.other_work_tasks({"provenance": {}, "window": doc["window"]})
+
+
+def test_without_schedstat_there_is_no_other_work_to_turn_into_tasks() -> None:
+    doc = {"window": {"start": 0, "end": 10**9}, "provenance": {"cpus": 1, "other_work": [None]}}
+    with pytest.raises(ValueError, match="CONFIG_SCHED_INFO"):
+        libsched.other_work_tasks(doc)

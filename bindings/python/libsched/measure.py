@@ -682,9 +682,13 @@ class _Run:
         self.group_samples[which] = self.group_stats()
         self.thread_samples[which] = _thread_times({w.pid for w in self.workers})
 
-    def other_work(self) -> dict[str, Any]:
-        """The host's other threads in the window (provenance.other_work)."""
-        return _other_work(self.thread_samples["start"], self.thread_samples["end"], OTHER_WORK_TOP)
+    def other_work(self) -> Optional[dict[str, Any]]:
+        """The host's other threads in the window (provenance.other_work); None where no
+        thread's schedstat could be read (a kernel without CONFIG_SCHED_INFO)."""
+        start, end = self.thread_samples["start"], self.thread_samples["end"]
+        if not start:
+            return None
+        return _other_work(start, end, OTHER_WORK_TOP)
 
     def group_stats(self) -> dict[str, dict[str, int]]:
         if not self.cgroups:
@@ -968,7 +972,7 @@ def measure(
             else "/proc/timer_list (root only) shows no common last_tick for the CPUs"
         )
     reps: list[dict[str, Any]] = []
-    others: list[dict[str, Any]] = []
+    others: list[Optional[dict[str, Any]]] = []
     try:
         for r in range(plan["repetitions"]):
             if progress:
@@ -985,6 +989,10 @@ def measure(
             signal.signal(signal.SIGTERM, old_term)
     provenance = _provenance(plan, host, tick_phase)
     provenance["other_work"] = others
+    if None in others:
+        provenance["unreadable"]["other_work"] = (
+            "/proc/PID/task/TID/schedstat: not readable (a kernel without CONFIG_SCHED_INFO)"
+        )
     measured = {"provenance": provenance, "repetitions": reps}
     result: dict[str, Any] = json.loads(
         _core.measure.measured_document(text, origin, json.dumps(measured))
@@ -1010,11 +1018,12 @@ def other_work_tasks(measured: dict[str, Any], min_share: float = 0.0005) -> lis
     (a run is a turn on a CPU, as schedstat counts them). The stoppers (migration/N) and
     SCHED_DEADLINE threads are left out, and so are threads bound to a CPU the scenario does
     not have."""
-    others = measured["provenance"].get("other_work")
+    others = [o for o in measured["provenance"].get("other_work") or [] if o is not None]
     if not others:
         raise ValueError(
-            "libsched.other_work_tasks: the document has no provenance.other_work "
-            "(a measurement by this version of libsched.measure has it)"
+            "libsched.other_work_tasks: the document has no provenance.other_work (a "
+            "measurement by this version of libsched.measure on a kernel with "
+            "CONFIG_SCHED_INFO has it)"
         )
     window = measured["window"]["end"] - measured["window"]["start"]
     cpus = measured["provenance"]["cpus"]
@@ -1119,7 +1128,7 @@ def _table(doc: dict[str, Any]) -> str:
         )
     text = _aligned(rows, free_last=False)
     others = doc["provenance"].get("other_work")
-    if others:
+    if others and None not in others:
         window = doc["window"]["end"] - doc["window"]["start"]
         capacity = window * doc["provenance"]["cpus"]
         rows = [("rep", "ms", "% of CPUs", "threads", "longest")]
