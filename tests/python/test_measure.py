@@ -711,3 +711,19 @@ def test_without_schedstat_there_is_no_other_work_to_turn_into_tasks() -> None:
     doc = {"window": {"start": 0, "end": 10**9}, "provenance": {"cpus": 1, "other_work": [None]}}
     with pytest.raises(ValueError, match="CONFIG_SCHED_INFO"):
         libsched.other_work_tasks(doc)
+
+
+def test_the_command_writes_the_what_if_with_the_hosts_other_work(tmp_path: Path) -> None:
+    needs_host()
+    scenario, what_if = tmp_path / "pair.toml", tmp_path / "what-if.toml"
+    scenario.write_text(pair_toml("1s"))
+    command = [sys.executable, "-m", "libsched", "measure", str(scenario)]
+    command += ["--out", str(tmp_path / "m.json"), "--with-other-work", str(what_if)]
+    out = subprocess.run(command, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "the host's other threads in the window" in out.stdout
+    measured = json.loads((tmp_path / "m.json").read_text())
+    tasks = libsched.Scenario.from_file(what_if).get("tasks")
+    # The scenario's own tasks first, then what other_work_tasks makes of the measurement.
+    assert [t["name"] for t in tasks[:2]] == ["a", "b"]
+    assert tasks[2:] == libsched.other_work_tasks(measured)

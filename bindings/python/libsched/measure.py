@@ -1192,6 +1192,12 @@ def main(args: list[str]) -> int:
     parser.add_argument(
         "--host", action="store_true", help="print this host as a [machine] table and exit"
     )
+    parser.add_argument(
+        "--with-other-work",
+        metavar="FILE",
+        help="also write the scenario with the host's other threads in the window added as "
+        "tasks (libsched.other_work_tasks) to FILE, for a what-if",
+    )
     opts = parser.parse_args(args)
     if opts.host:
         sys.stdout.write(machine_toml(host_machine()))
@@ -1220,4 +1226,15 @@ def main(args: list[str]) -> int:
             for w in seen:
                 print(f"libsched: {opts.scenario}: warning: {w.message}", file=sys.stderr)
     print(json.dumps(doc, indent=2, sort_keys=True) if opts.json else _table(doc))
+    if opts.with_other_work:
+        from .scenario import Scenario
+
+        what_if = Scenario.from_file(opts.scenario)
+        try:
+            what_if.set("tasks", what_if.get("tasks") + other_work_tasks(doc))
+        except ValueError as err:
+            print(f"libsched: {opts.scenario}: {err}", file=sys.stderr)
+            return 1
+        with open(opts.with_other_work, "w", encoding="utf-8") as f:
+            f.write(what_if.to_toml())
     return 0
