@@ -387,11 +387,11 @@ def _thread_identity(pid: int, tid: int) -> dict[str, Any]:
     comm = text[text.index("(") + 1 : text.rindex(")")]
     fields = text.rsplit(")", 1)[1].split()
     # fields[0] is field 3 (state): nice is field 19, rt_priority 40, policy 41.
-    policy = int(fields[38])
+    policy = POLICY_NAMES.get(int(fields[38]), fields[38])
     return {
         "comm": comm,
-        "nice": int(fields[16]) if policy in (0, 3, 5) else None,
-        "policy": POLICY_NAMES.get(policy, str(policy)),
+        "nice": int(fields[16]) if policy in ("normal", "batch", "idle") else None,
+        "policy": policy,
         "rt_priority": int(fields[37]),
     }
 
