@@ -727,3 +727,31 @@ def test_the_command_writes_the_what_if_with_the_hosts_other_work(tmp_path: Path
     # The scenario's own tasks first, then what other_work_tasks makes of the measurement.
     assert [t["name"] for t in tasks[:2]] == ["a", "b"]
     assert tasks[2:] == libsched.other_work_tasks(measured)
+
+
+def test_the_table_names_the_longest_other_threads_per_repetition() -> None:
+    from libsched.measure import _table
+
+    summary = {"entry": "a", "share": 0.5, "ratio": None, "jiffies": 50.0}
+    summary |= {"nvcsw_per_s": 0.0, "nivcsw_per_s": 25.0}
+    top = [
+        thread("tokio-rt-worker", 106, 20, 14, nice=-10),
+        thread("irq/24-virtio", 90, 5, 50, nice=None, policy="fifo", rt_priority=50),
+    ]
+    doc: dict[str, Any] = {
+        "summary": [summary],
+        "window": {"start": 0, "end": 10**10},
+        "provenance": {
+            "cpus": 2,
+            "other_work": [{"window_runtime": 40_000_000, "threads": 7, "top": top}],
+        },
+    }
+    lines = _table(doc).splitlines()
+    assert lines[-3] == "the host's other threads in the window (not the scenario's tasks)"
+    # 40 ms of two CPUs' 10 s is 0.20 %; the threads by comm and nice or RT policy
+    assert lines[-1].split()[:4] == ["1", "40.0", "0.20", "7"]
+    assert lines[-1].endswith(
+        "tokio-rt-worker (nice -10) 20.0 ms in 14 runs, irq/24-virtio (fifo 50) 5.0 ms in 50 runs"
+    )
+    doc["provenance"]["other_work"] = [None]  # schedstat unreadable: no such table
+    assert "other threads" not in _table(doc)
