@@ -30,6 +30,7 @@ from typing import Any, Callable, Optional, Union
 
 from . import _core, _host
 from ._source import scenario_source
+from .perf_sched import entry_name
 
 __all__ = ["MeasureError", "host_machine", "measure"]
 
@@ -42,6 +43,7 @@ USER_HZ = os.sysconf("SC_CLK_TCK")
 OTHER_WORK_TOP = 10  # the host's threads named in provenance.other_work
 # The kernel's SCHED_* numbers, by the names a scenario's policy takes.
 POLICY_NAMES = {0: "normal", 1: "fifo", 2: "rr", 3: "batch", 5: "idle", 6: "deadline"}
+FAIR_POLICIES, RT_POLICIES = ("normal", "batch", "idle"), ("fifo", "rr")
 
 
 class MeasureError(RuntimeError):
@@ -390,7 +392,7 @@ def _thread_identity(pid: int, tid: int) -> dict[str, Any]:
     policy = POLICY_NAMES.get(int(fields[38]), fields[38])
     return {
         "comm": comm,
-        "nice": int(fields[16]) if policy in ("normal", "batch", "idle") else None,
+        "nice": int(fields[16]) if policy in FAIR_POLICIES else None,
         "policy": policy,
         "rt_priority": int(fields[37]),
     }
@@ -1034,17 +1036,11 @@ def other_work_tasks(measured: dict[str, Any], min_share: float = 0.0005) -> lis
         comm = t["comm"] or "thread"
         if t["window_runtime"] < min_share * window or t["window_runs"] < 1:
             continue
-        if comm.startswith("migration/") or t["policy"] not in (
-            "normal",
-            "batch",
-            "idle",
-            "fifo",
-            "rr",
-        ):
+        if comm.startswith("migration/") or t["policy"] not in FAIR_POLICIES + RT_POLICIES:
             continue
         run = t["window_runtime"] / t["window_runs"]
-        task: dict[str, Any] = {"name": re.sub(r"[^A-Za-z0-9_-]", "_", comm) + f"-{t['tid']}"}
-        if t["policy"] in ("fifo", "rr"):
+        task: dict[str, Any] = {"name": entry_name(comm, t["tid"])}
+        if t["policy"] in RT_POLICIES:
             task["policy"], task["rt_priority"] = t["policy"], t["rt_priority"]
         else:
             task["nice"] = t["nice"]

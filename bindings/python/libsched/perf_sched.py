@@ -301,8 +301,10 @@ def _timers(timers: Mapping[str, Union[int, str]]) -> tuple[tuple[re.Pattern[str
     return tuple(out)
 
 
-def _entry_name(t: _Task) -> str:
-    return re.sub(r"[^A-Za-z0-9_-]", "_", t.comm) + f"-{t.pid}"
+def entry_name(comm: str, pid: int) -> str:
+    """A traced or measured thread's scenario name: its comm with the characters a name
+    cannot hold replaced by ``_``, then ``-PID``."""
+    return re.sub(r"[^A-Za-z0-9_-]", "_", comm) + f"-{pid}"
 
 
 def _entry(t: _Task, origin: int, cpus: int, options: _Options) -> Optional[dict[str, Any]]:
@@ -311,7 +313,7 @@ def _entry(t: _Task, origin: int, cpus: int, options: _Options) -> Optional[dict
         steps.pop()
     if not any(kind == "run" for kind, _ in steps):
         return None
-    entry: dict[str, Any] = {"name": _entry_name(t), "start": t.start - origin}
+    entry: dict[str, Any] = {"name": entry_name(t.comm, t.pid), "start": t.start - origin}
     prio = 120 if t.prio is None else t.prio
     if 0 <= prio < 100:  # RT; the trace does not say FIFO or RR
         entry["policy"] = "fifo"
@@ -545,7 +547,7 @@ def measurements(lines: Iterable[str], origin: str) -> Measurements:
     for pid, t in tasks.items():
         if not on_cpu.get(pid) or _STOPPER.match(t.comm):
             continue
-        entry = _entry_name(t)
+        entry = entry_name(t.comm, t.pid)
         values[(entry, None, "share")] = on_cpu[pid] / span
         values[(entry, None, "nvcsw_per_s")] = switches.get((pid, False), 0) / seconds
         values[(entry, None, "nivcsw_per_s")] = switches.get((pid, True), 0) / seconds
