@@ -283,4 +283,18 @@ TEST_CASE("an interrupt stops run() before the next event and keeps the clock th
     CHECK(sim.now() == 100);
 }
 
+TEST_CASE("a keyed draw takes nothing from the seeded stream") {
+    const distribution u{distribution::kind::uniform, 0, 1'000'000};
+    simulator a(5), b(5), c(6);
+    const std::int64_t x = a.keyed_draw(u, 1, 4'000'000);
+    CHECK(a.keyed_draw(u, 1, 4'000'000) == x);
+    CHECK(b.keyed_draw(u, 1, 4'000'000) == x);
+    CHECK(a.rng().next_u64() == b.rng().next_u64());
+    // The seed is part of the key: over 100 keys two seeds agree by chance at most rarely.
+    int agree = 0;
+    for (std::uint64_t k = 0; k < 100; ++k)
+        agree += a.keyed_draw(u, 0, k) == c.keyed_draw(u, 0, k);
+    CHECK(agree <= 1);
+}
+
 } // namespace test_simulator

@@ -606,6 +606,29 @@ TEST_CASE("tick_latency: a sleep's timer interrupt comes that much after its har
     }
 }
 
+// The tick and a sleep of one CPU that expire at one instant are handled by one interrupt
+// (__hrtimer_run_queues() runs both), so they share its latency: an RT task woken at every
+// fourth tick (no slack) is woken after that tick's handler and runs 200 us, before the
+// next tick. No such tick finds it running, whatever the draws; were the two interrupts
+// drawn apart, the wakeup would come first in about half of them and the tick charge it.
+TEST_CASE("tick_latency: a tick and a sleep expiring at one instant share one interrupt") {
+    for (const kernel_version k : sampled) {
+        INFO(k.str());
+        scenario sc = machine(k);
+        sc.machine.tick_latency = {distribution::kind::uniform, 10 * us, 30 * us};
+        sc.tasks = {burner("hog"), timer_task("rt", 200 * us, 4 * ms, 1 * ms)};
+        sc.tasks[1].policy = sched_policy::fifo;
+        sc.tasks[1].rt_priority = 50;
+        const repetition_result r = run_one(sc);
+        const task_result& rt = find(r, "rt");
+        REQUIRE(rt.window_nvcsw > 150);
+        // Its one tick is its fork's run: forked at a grid point, it runs before that
+        // tick's handler. The run has ticks at 1 .. 999 ms.
+        CHECK(rt.utime_ticks + rt.stime_ticks == 1);
+        CHECK(find(r, "hog").utime_ticks + find(r, "hog").stime_ticks == 998);
+    }
+}
+
 // Tick latency (a VM's timer injection): the tick hrtimer still expires on the grid
 // (hrtimer_forward()), its handler runs tick_latency later. Two burners share one CPU, so
 // every switch is the tick's: it comes tick_latency + resched_latency after a grid point.

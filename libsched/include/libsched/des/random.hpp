@@ -77,53 +77,83 @@ inline std::int64_t least_draw(const distribution& d) {
     return d.type == distribution::kind::exponential ? 0 : d.a;
 }
 
+// Uniform integer in [lo, hi] (inclusive) from a generator of 64-bit words, by rejection:
+// no modulo bias.
+template <class Generator>
+std::int64_t uniform_int(Generator& g, std::int64_t lo, std::int64_t hi) {
+    if (hi <= lo)
+        return lo;
+    const std::uint64_t span =
+        static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo) + 1; // no overflow
+    if (span == 0) // the whole 64-bit range
+        return static_cast<std::int64_t>(g.next_u64());
+    // 2^64 mod span values at the bottom would bias the result; reject them.
+    const std::uint64_t threshold = (std::uint64_t(0) - span) % span;
+    std::uint64_t x;
+    do
+        x = g.next_u64();
+    while (x < threshold);
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(lo) + x % span);
+}
+
+// Uniform double in [0, 1) with 53 random bits.
+template <class Generator> double uniform01(Generator& g) {
+    return static_cast<double>(g.next_u64() >> 11) * 0x1.0p-53;
+}
+
+// Exponential with the given mean, rounded to the nearest integer. 1 - u is exact and in
+// [2^-53, 1], so the logarithm's argument is normal. std::llround is exact.
+template <class Generator> std::int64_t exponential(Generator& g, double mean) {
+    return std::llround(-mean * deterministic_log(1.0 - uniform01(g)));
+}
+
+// A draw from d; a constant takes nothing from the generator.
+template <class Generator> std::int64_t draw(Generator& g, const distribution& d) {
+    switch (d.type) {
+    case distribution::kind::uniform:
+        return uniform_int(g, d.a, d.b);
+    case distribution::kind::exponential:
+        return exponential(g, static_cast<double>(d.a));
+    case distribution::kind::constant:
+    default:
+        return d.a;
+    }
+}
+
 class random_source {
 public:
     explicit random_source(std::uint64_t seed) : engine_(seed) {}
 
     std::uint64_t next_u64() { return engine_(); }
-
-    // Uniform integer in [lo, hi] (inclusive), by rejection: no modulo bias.
     std::int64_t uniform_int(std::int64_t lo, std::int64_t hi) {
-        if (hi <= lo)
-            return lo;
-        const std::uint64_t span =
-            static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo) + 1; // no overflow
-        if (span == 0) // the whole 64-bit range
-            return static_cast<std::int64_t>(next_u64());
-        // 2^64 mod span values at the bottom would bias the result; reject them.
-        const std::uint64_t threshold = (std::uint64_t(0) - span) % span;
-        std::uint64_t x;
-        do
-            x = next_u64();
-        while (x < threshold);
-        return static_cast<std::int64_t>(static_cast<std::uint64_t>(lo) + x % span);
+        return des::uniform_int(*this, lo, hi);
     }
-
-    // Uniform double in [0, 1) with 53 random bits.
-    double uniform01() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
-
-    // Exponential with the given mean, rounded to the nearest integer. 1 - u is exact and
-    // in [2^-53, 1], so the logarithm's argument is normal. std::llround is exact.
-    std::int64_t exponential(double mean) {
-        return std::llround(-mean * deterministic_log(1.0 - uniform01()));
-    }
-
-    // A draw from d; a constant takes nothing from the source.
-    std::int64_t draw(const distribution& d) {
-        switch (d.type) {
-        case distribution::kind::uniform:
-            return uniform_int(d.a, d.b);
-        case distribution::kind::exponential:
-            return exponential(static_cast<double>(d.a));
-        case distribution::kind::constant:
-        default:
-            return d.a;
-        }
-    }
+    double uniform01() { return des::uniform01(*this); }
+    std::int64_t exponential(double mean) { return des::exponential(*this, mean); }
+    std::int64_t draw(const distribution& d) { return des::draw(*this, d); }
 
 private:
     std::mt19937_64 engine_; // fully specified by the standard: reproducible
+};
+
+// Words that are a function of a seed and a key alone (splitmix64 over their mix): a draw
+// keyed by what it is for takes nothing from the seeded stream, and two draws for the same
+// key agree.
+class keyed_source {
+public:
+    keyed_source(std::uint64_t seed, std::uint64_t key0, std::uint64_t key1)
+        : state_(mix(seed ^ mix(key0 ^ mix(key1)))) {}
+
+    std::uint64_t next_u64() { return mix(state_ += increment); }
+
+private:
+    static constexpr std::uint64_t increment = 0x9e3779b97f4a7c15ULL;
+    static std::uint64_t mix(std::uint64_t z) {
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        return z ^ (z >> 31);
+    }
+    std::uint64_t state_;
 };
 
 } // namespace libsched::des

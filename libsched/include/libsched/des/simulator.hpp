@@ -27,7 +27,7 @@ protected:
 
 class simulator {
 public:
-    explicit simulator(std::uint64_t seed = 1) : rng_(seed) {}
+    explicit simulator(std::uint64_t seed = 1) : seed_(seed), rng_(seed) {}
 
     time_point now() const { return now_; }
 
@@ -99,6 +99,12 @@ public:
     // Events scheduled so far: run, refused and pending ones (each one push and one pop).
     std::uint64_t events_scheduled() const { return next_seq_; }
     random_source& rng() { return rng_; }
+    // A draw from d that is a function of the seed and the key (key0, key1) alone: it takes
+    // nothing from rng(), and the same key gives the same draw.
+    std::int64_t keyed_draw(const distribution& d, std::uint64_t key0, std::uint64_t key1) const {
+        keyed_source g(seed_, key0, key1);
+        return draw(g, d);
+    }
 
 private:
     // Apart, so that after() stays small enough to be inlined at every timer.
@@ -132,6 +138,7 @@ private:
     bool stopped_ = false;
     const std::atomic<bool>* interrupt_ = nullptr;
     event_queue queue_;
+    std::uint64_t seed_;
     random_source rng_;
 };
 

@@ -278,7 +278,7 @@ private:
     // by the same interrupt.
     void on_sleep_expiry(std::uint64_t idx) {
         const int cpu = programs_[idx]->sleep_cpu;
-        const duration latency = sim_.rng().draw(core_.costs().tick_latency);
+        const duration latency = core_.timer_interrupt_latency(cpu, sim_.now());
         if (latency == 0) {
             hrtimer_interrupt(cpu, sim_.now());
             return;

@@ -205,7 +205,7 @@ struct machine_spec {
     // onto another CPU, the NOHZ balance kick.
     duration ipi_latency_ns = 1'000;
     // The time from the tick hrtimer's expiry, a point of the tick grid, to its handler,
-    // drawn for each tick of each CPU: in a VM the host's timer injection. 0 on bare metal
+    // drawn for each CPU and expiry: in a VM the host's timer injection. 0 on bare metal
     // to within a microsecond, when every CPU's tick comes at the same instant.
     distribution tick_latency{};
     // The cgroup hierarchy mounted for the cpu controller: 1 (cpu.shares, cpu.cfs_*) or 2

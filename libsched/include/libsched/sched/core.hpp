@@ -326,6 +326,13 @@ public:
     }
 
     const machine_costs& costs() const { return costs_; }
+    // How long after the expiry the CPU's tick device was programmed for its interrupt's
+    // handler runs: one draw per CPU and expiry, so that timers of one CPU expiring at one
+    // instant share an interrupt, and the draw takes nothing from the seeded stream.
+    duration timer_interrupt_latency(int cpu, sim_time expiry) const {
+        return sim_.keyed_draw(costs_.tick_latency, static_cast<std::uint64_t>(cpu),
+                               static_cast<std::uint64_t>(expiry));
+    }
 
     // wakeup_preempt(): the class decides within itself; a task of a higher class always
     // preempts.
@@ -1035,7 +1042,7 @@ private:
     // its handler runs tick_latency later, and the timekeeper's advances jiffies there.
     void arm_tick(cpu_state& c, sim_time expiry) {
         c.tick_expiry = expiry;
-        const sim_time at = expiry + sim_.rng().draw(costs_.tick_latency);
+        const sim_time at = expiry + timer_interrupt_latency(c.runqueue.cpu, expiry);
         c.tick.start(at);
         if (timekeeper_ == c.runqueue.cpu)
             jiffies_.timekeeper_armed(expiry, at);
