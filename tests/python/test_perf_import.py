@@ -8,12 +8,13 @@ import csv
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 import pytest
 
 import libsched
 from libsched import Scenario
+from libsched.perf_sched import per_cpu_kthread_cpu
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -384,3 +385,22 @@ def test_a_switch_out_the_trace_lost_is_made_up_where_the_task_was_last_seen(
     assert steps(tasks["app-42"]) == [("run", 3 * MS)]
     share = libsched.read_measurements(path).values[("agent-5", None, "share")]
     assert share == pytest.approx(2 * MS / (10 * MS))
+
+
+@pytest.mark.parametrize(
+    ("comm", "cpu"),
+    [
+        ("ksoftirqd/1", 1),
+        ("cpuhp/0", 0),
+        ("kworker/1:2", 1),
+        ("kworker/0:1H", 0),
+        ("kworker/1:0-vir", 1),  # a workqueue's name after the worker's, cut at 15 characters
+        ("kworker/0:1H-kblockd", 0),
+        ("kworker/u8:5", None),  # unbound
+        ("kworker/R-kblockd", None),  # a rescuer
+        ("irq/24-virtio0", None),  # the interrupt's number
+        ("app", None),
+    ],
+)
+def test_a_per_cpu_kernel_thread_is_known_by_its_comm(comm: str, cpu: Optional[int]) -> None:
+    assert per_cpu_kthread_cpu(comm) == cpu

@@ -18,7 +18,6 @@ import ctypes
 import functools
 import json
 import os
-import re
 import select
 import signal
 import sys
@@ -30,7 +29,7 @@ from typing import Any, Callable, Optional, Union
 
 from . import _core, _host
 from ._source import scenario_source
-from .perf_sched import entry_name
+from .perf_sched import entry_name, per_cpu_kthread_cpu
 
 __all__ = ["MeasureError", "host_machine", "measure"]
 
@@ -1006,11 +1005,6 @@ def measure(
     return result
 
 
-# A kernel thread bound to one CPU: ksoftirqd/1, kworker/1:2, kworker/0:1H-kblockd (not
-# irq/24-virtio0, whose number is the interrupt's, nor kworker/u8:5, an unbound one).
-_PER_CPU_THREAD = re.compile(r"^(?:kworker/(\d+):\d+H?(?:-.*)?|[\w.-]+/(\d+))$")
-
-
 def other_work_tasks(measured: dict[str, Any], min_share: float = 0.0005) -> list[dict[str, Any]]:
     """The host's other threads of a measurement (``provenance.other_work``) as scenario
     tasks, to add to the scenario for a what-if with the host's own work: each thread that
@@ -1046,9 +1040,8 @@ def other_work_tasks(measured: dict[str, Any], min_share: float = 0.0005) -> lis
             task["nice"] = t["nice"]
             if t["policy"] != "normal":
                 task["policy"] = t["policy"]
-        bound = _PER_CPU_THREAD.match(comm)
-        if bound:
-            cpu = int(bound[1] or bound[2])
+        cpu = per_cpu_kthread_cpu(comm)
+        if cpu is not None:
             if cpu >= cpus:
                 continue
             task["affinity"] = [cpu]

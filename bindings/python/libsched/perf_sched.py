@@ -48,10 +48,18 @@ _WAKE = re.compile(
     r"comm=(?P<comm>.*?) pid=(?P<pid>\d+) prio=(?P<prio>-?\d+)(?: target_cpu=(?P<target>\d+))?"
 )
 
-# Per-CPU kernel threads ("ksoftirqd/1", "kworker/1:2", "cpuhp/0") are bound to their CPU;
-# the stoppers ("migration/N") are the model's own.
-_PER_CPU_KTHREAD = re.compile(r"^[\w-]+/(\d+)(?::\w+)?$")
+# Per-CPU kernel threads are bound to their CPU: ksoftirqd/1, cpuhp/0, kworker/1:2,
+# kworker/0:1H-kblockd (a kworker's comm may carry its workqueue); not irq/24-virtio0, whose
+# number is the interrupt's, nor kworker/u8:5, an unbound one. The stoppers ("migration/N")
+# are the model's own.
+_PER_CPU_KTHREAD = re.compile(r"^(?:kworker/(\d+):\d+H?(?:-.*)?|[\w.-]+/(\d+))$")
 _STOPPER = re.compile(r"^migration/\d+$")
+
+
+def per_cpu_kthread_cpu(comm: str) -> Optional[int]:
+    """The CPU a per-CPU kernel thread of this comm is bound to; None for any other."""
+    bound = _PER_CPU_KTHREAD.match(comm)
+    return None if bound is None else int(bound[1] or bound[2])
 
 
 @dataclass
@@ -320,9 +328,9 @@ def _entry(t: _Task, origin: int, cpus: int, options: _Options) -> Optional[dict
         entry["rt_priority"] = 99 - prio
     elif 100 <= prio < 140:
         entry["nice"] = prio - 120
-    bound = _PER_CPU_KTHREAD.match(t.comm)
-    if bound and int(bound[1]) < cpus:
-        entry["affinity"] = [int(bound[1])]
+    bound = per_cpu_kthread_cpu(t.comm)
+    if bound is not None and bound < cpus:
+        entry["affinity"] = [bound]
     elif options.pin:
         entry["affinity"] = sorted(t.cpus)
     if not (t.blocked or t.exited is not None):
