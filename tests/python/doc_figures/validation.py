@@ -81,7 +81,9 @@ def rt_lateness(c: libsched.Comparison) -> tuple[float, float, float, float]:
 
 def rt_on_tick_host() -> tuple[float, ...]:
     """The host's lateness p50s, then p90s (µs), of its three repetitions in order."""
-    with open(ROOT / "examples/latency/data/host-6.18-rt-on-the-tick-grid.json", encoding="utf-8") as f:
+    with open(
+        ROOT / "examples/latency/data/host-6.18-rt-on-the-tick-grid.json", encoding="utf-8"
+    ) as f:
         host = json.load(f)
     late = [t["lateness"] for r in host["repetitions"] for t in r["tasks"] if t["name"] == "rt"]
     return (*(x["p50"] / 1e3 for x in late), *(x["p90"] / 1e3 for x in late))
