@@ -29,7 +29,7 @@ from typing import Any, Callable, Optional, Union
 
 from . import _core, _host
 from ._source import scenario_source
-from .perf_sched import entry_name, per_cpu_kthread_cpu
+from .perf_sched import entry_name, is_stopper, per_cpu_kthread_cpu
 
 __all__ = ["MeasureError", "host_machine", "measure"]
 
@@ -1030,7 +1030,7 @@ def other_work_tasks(measured: dict[str, Any], min_share: float = 0.0005) -> lis
         comm = t["comm"] or "thread"
         if t["window_runtime"] < min_share * window or t["window_runs"] < 1:
             continue
-        if comm.startswith("migration/") or t["policy"] not in FAIR_POLICIES + RT_POLICIES:
+        if is_stopper(comm) or t["policy"] not in FAIR_POLICIES + RT_POLICIES:
             continue
         run = t["window_runtime"] / t["window_runs"]
         task: dict[str, Any] = {"name": entry_name(comm, t["tid"])}

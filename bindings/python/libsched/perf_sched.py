@@ -62,6 +62,11 @@ def per_cpu_kthread_cpu(comm: str) -> Optional[int]:
     return None if bound is None else int(bound[1] or bound[2])
 
 
+def is_stopper(comm: str) -> bool:
+    """Whether the thread is a CPU's stopper (migration/N), which the model has itself."""
+    return _STOPPER.match(comm) is not None
+
+
 @dataclass
 class _Event:
     time: int  # ns
@@ -397,7 +402,7 @@ def scenario_from_events(
     excluded = [re.compile(pattern) for pattern in exclude]
     entries = []
     for t in sorted(tasks.values(), key=lambda t: (t.start, t.pid)):
-        if _STOPPER.match(t.comm) or any(p.search(t.comm) for p in excluded):
+        if is_stopper(t.comm) or any(p.search(t.comm) for p in excluded):
             continue
         entry = _entry(t, origin, cpus, options)
         if entry is not None:
@@ -553,7 +558,7 @@ def measurements(lines: Iterable[str], origin: str) -> Measurements:
     values: dict[tuple[str, Optional[str], str], float] = {}
     seconds = span / 1e9
     for pid, t in tasks.items():
-        if not on_cpu.get(pid) or _STOPPER.match(t.comm):
+        if not on_cpu.get(pid) or is_stopper(t.comm):
             continue
         entry = entry_name(t.comm, t.pid)
         values[(entry, None, "share")] = on_cpu[pid] / span

@@ -240,8 +240,6 @@ TEST_CASE("exponential draws of fixed seeds do not change") {
           std::vector<std::int64_t>{1407132, 1018964, 1394912, 146498, 2335821, 98791});
 }
 
-} // namespace test_random
-
 TEST_CASE("keyed draws depend on the seed and the key alone") {
     using libsched::des::distribution;
     using libsched::des::keyed_source;
@@ -280,3 +278,5 @@ TEST_CASE("keyed draws depend on the seed and the key alone") {
     CHECK(std::vector<std::int64_t>{keyed(1, 0, 0), keyed(1, 1, 0), keyed(1, 0, 4'000'000)} ==
           std::vector<std::int64_t>{15805, 21859, 28771});
 }
+
+} // namespace test_random

@@ -57,9 +57,11 @@ def with_agent(case: str, seed: int) -> libsched.Comparison:
     return comparison(host(case), {"tasks": [*tasks, AGENT], "seed": seed})
 
 
-def agent_shares(case: str, entry: str) -> list[float]:
-    """``entry``'s share in percent of one CPU over the agent seeds."""
-    return [pct(simulated(with_agent(case, s), entry, "share")) for s in AGENT_SEEDS]
+def agent_shares(case: str, entry: str) -> tuple[float, float]:
+    """The least and the most of ``entry``'s share in percent of one CPU over the agent
+    seeds."""
+    shares = [pct(simulated(with_agent(case, s), entry, "share")) for s in AGENT_SEEDS]
+    return min(shares), max(shares)
 
 
 def agent_moves(case: str, entry: str) -> tuple[int, int]:
@@ -71,22 +73,26 @@ def agent_moves(case: str, entry: str) -> tuple[int, int]:
 RT_ON_TICK = "examples/latency/rt-on-the-tick-grid.toml"
 
 
+def rt_percentiles(doc: Mapping[str, Any]) -> tuple[list[float], list[float]]:
+    """The RT task's lateness p50s and p90s (µs) in a run's or a measurement's document,
+    one per repetition in order."""
+    late = [t["lateness"] for r in doc["repetitions"] for t in r["tasks"] if t["name"] == "rt"]
+    return [x["p50"] / 1e3 for x in late], [x["p90"] / 1e3 for x in late]
+
+
 def rt_lateness(c: libsched.Comparison) -> tuple[float, float, float, float]:
-    """The RT task's lateness p50 and p90 (µs), least and most over the repetitions."""
-    late = [t["lateness"] for r in c.result["repetitions"] for t in r["tasks"] if t["name"] == "rt"]
-    p50 = [x["p50"] / 1e3 for x in late]
-    p90 = [x["p90"] / 1e3 for x in late]
+    """The model's p50 and p90, least and most over the repetitions."""
+    p50, p90 = rt_percentiles(c.result)
     return min(p50), max(p50), min(p90), max(p90)
 
 
 def rt_on_tick_host() -> tuple[float, ...]:
-    """The host's lateness p50s, then p90s (µs), of its three repetitions in order."""
+    """The host's p50s, then p90s, of its three repetitions in order."""
     with open(
         ROOT / "examples/latency/data/host-6.18-rt-on-the-tick-grid.json", encoding="utf-8"
     ) as f:
-        host = json.load(f)
-    late = [t["lateness"] for r in host["repetitions"] for t in r["tasks"] if t["name"] == "rt"]
-    return (*(x["p50"] / 1e3 for x in late), *(x["p90"] / 1e3 for x in late))
+        p50, p90 = rt_percentiles(json.load(f))
+    return (*p50, *p90)
 
 
 def cyclic(burners: int) -> str:
@@ -341,9 +347,9 @@ def case_7(values: Optional[Mapping[str, Any]] = None, reads: bool = True) -> li
     return comparison(host("7"), {**(values or {}), **({} if reads else {"tasks": unread_tasks()})})
 
 
-def case_7_q_range(reads: bool = True) -> tuple[float, float]:
-    """The least and the most of q's CPUs over seeds 1 to 10."""
-    q = [group(case_7({"seed": seed}, reads), "q")["share"] for seed in range(1, 11)]
+def case_7_q_range(reads: bool = True, seeds: Iterable[int] = range(1, 11)) -> tuple[float, float]:
+    """The least and the most of q's CPUs over ``seeds``."""
+    q = [group(case_7({"seed": seed}, reads), "q")["share"] for seed in seeds]
     return min(q), max(q)
 
 
@@ -647,10 +653,8 @@ FIGURES = [
         host("13"),
         lambda c: (
             *agent_moves("13", "m"),
-            min(agent_shares("13", "m")),
-            max(agent_shares("13", "m")),
-            min(agent_shares("11", "a")),
-            max(agent_shares("11", "a")),
+            *agent_shares("13", "m"),
+            *agent_shares("11", "a"),
             *agent_moves("11", "b"),
             max(abs(x - 50.0) for x in agent_shares("12", "a")),
         ),
@@ -661,12 +665,9 @@ FIGURES = [
         host("7"),
         lambda c: (
             *agent_moves("7", "q"),
-            min(agent_shares("7", "q")),
-            max(agent_shares("7", "q")),
-            min(plain := [pct(group(case_7({"seed": s}), "q")["share"]) for s in AGENT_SEEDS]),
-            max(plain),
-            87.94 - max(agent_shares("7", "q")),
-            87.94 - min(agent_shares("7", "q")),
+            *agent_shares("7", "q"),
+            *(pct(q) for q in case_7_q_range(seeds=AGENT_SEEDS)),
+            *(87.94 - q for q in reversed(agent_shares("7", "q"))),
         ),
     ),
     # The at-a-glance table.
