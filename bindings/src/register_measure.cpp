@@ -14,6 +14,7 @@
 #include <libsched/scenario/cgroups.hpp>
 #include <libsched/scenario/scenario_error.hpp>
 #include <libsched/scenario/validate.hpp>
+#include <libsched/sched/eevdf.hpp>
 #include <libsched/sched/topology_presets.hpp>
 #include <libsched/sched/weight.hpp>
 #include <nlohmann/json.hpp>
@@ -109,7 +110,8 @@ json task_json(const scenario& sc, const task_spec& t) {
             {"behaviour", behaviour_json(t.behaviour)},
             {"lifetime", optional_value(t.lifetime)},
             {"exit_at", optional_value(t.exit_at)},
-            {"slice", optional_value(t.slice)},
+            // The slice the kernel keeps: __setparam_fair() clamps as the model does.
+            {"slice", t.slice ? json(eevdf::clamp_custom_slice(*t.slice)) : json()},
             {"cpu_clock_reads", optional_value(t.cpu_clock_reads)},
             {"timer_slack", t.timer_slack.value_or(sc.machine.timer_slack_ns)},
             {"system_share", t.system_share},

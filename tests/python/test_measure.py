@@ -11,6 +11,7 @@ import subprocess
 import sys
 import textwrap
 import time
+import warnings
 from pathlib import Path
 from typing import Any, Optional
 
@@ -20,10 +21,13 @@ import libsched
 from libsched import _host
 from libsched.measure import (
     GROUP_PREFIX,
+    SYS_SCHED_ATTR,
     WORKER,
+    _check,
     _other_work,
     _thread_times,
     machine_toml,
+    set_fair_slice,
 )
 
 HOST = _host.read_host()
@@ -423,6 +427,71 @@ def test_a_timer_loop_waits_for_a_tick_once_its_lag_is_spent() -> None:
     simulated = libsched.run(Text(toml))["repetitions"][0]["tasks"][0]["lateness"]
     assert simulated["mean"] > 500_000
     assert 0.5 * simulated["mean"] < measured["mean"] < 2 * simulated["mean"]
+
+
+def needs_custom_slices() -> None:
+    needs_host()
+    if HOST.series < (6, 12):
+        pytest.skip("a fair task's requested slice takes effect from 6.12")
+    if os.uname().machine not in SYS_SCHED_ATTR:
+        pytest.skip(f"sched_setattr() is not known on {os.uname().machine}")
+
+
+def test_a_requested_slice_is_set_and_clamped_as_the_kernel_does() -> None:
+    needs_custom_slices()
+    child = subprocess.Popen(["sleep", "30"])
+    try:
+        # __setparam_fair() clamps sched_runtime to [0.1 ms, 100 ms].
+        kept = [set_fair_slice(child.pid, "normal", 0, ns) for ns in (20_000, 3_000_000, 10**9)]
+        assert kept == [100_000, 3_000_000, 100_000_000]
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_the_plan_asks_for_the_slice_the_kernel_keeps() -> None:
+    toml = '[machine]\nkernel = "6.18"\n[[tasks]]\nname = "a"\nslice = "20us"\n'
+    toml += '[[tasks]]\nname = "b"\n'
+    text, warned = libsched._core.measure.scenario_plan(toml, "<test>")
+    assert [t["slice"] for t in json.loads(text)["tasks"]] == [100_000, None]
+    assert [w.split(":")[0] for w in warned] == ["tasks[0].slice"]
+
+
+def test_refuses_a_slice_where_the_kernel_would_ignore_it() -> None:
+    toml = f'length = "1s"\n[machine]\nkernel = "6.18"\nhz = {HOST.hz or 250}\n'
+    toml += '[[tasks]]\nname = "a"\nslice = "1ms"\n'
+    plan = json.loads(libsched._core.measure.scenario_plan(toml, "<test>")[0])
+    old = dataclasses.replace(HOST, release="6.11.9", series=(6, 11))
+    with pytest.raises(libsched.MeasureError, match="takes effect from 6.12") as err:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", libsched.ScenarioWarning)
+            _check(plan, old)
+    assert err.value.field == "tasks[0].slice"
+
+
+def test_a_short_slice_preempts_the_burner_at_wakeup() -> None:
+    needs_custom_slices()
+    # The timer loop of the test above with a 0.1 ms slice: PREEMPT_SHORT lets its wakeup
+    # preempt the burner whatever its lag, and its deadline, a tenth of the burner's slice
+    # away, is the earlier one, so no wakeup waits for a tick (the model and the host).
+    cpu = len(HOST.online) - 1
+    toml = textwrap.dedent(f"""\
+        length = "2.5s"
+        window = ["0.5s", "2.5s"]
+        {MACHINE}
+        [[tasks]]
+        name = "loop"
+        affinity = [{cpu}]
+        slice = "100us"
+        behaviour = {{ type = "periodic", run = "1ms", period = "10ms" }}
+        [[tasks]]
+        name = "hog"
+        affinity = [{cpu}]
+        """)
+    simulated = libsched.run(Text(toml))["repetitions"][0]["tasks"][0]["lateness"]
+    measured = libsched.measure(Text(toml))["repetitions"][0]["tasks"][0]["lateness"]
+    assert simulated["max"] < 1_000_000
+    assert measured["p99"] < 1_000_000
 
 
 def test_the_plan_carries_each_tasks_timer_slack_and_the_costs_a_scenario_sets() -> None:

@@ -43,6 +43,9 @@ OTHER_WORK_TOP = 10  # the host's threads named in provenance.other_work
 # The kernel's SCHED_* numbers, by the names a scenario's policy takes.
 POLICY_NAMES = {0: "normal", 1: "fifo", 2: "rr", 3: "batch", 5: "idle", 6: "deadline"}
 FAIR_POLICIES, RT_POLICIES = ("normal", "batch", "idle"), ("fifo", "rr")
+SCHED_NUMBERS = {name: number for number, name in POLICY_NAMES.items()}
+# sched_setattr() and sched_getattr(), which the os module lacks, by machine.
+SYS_SCHED_ATTR = {"x86_64": (314, 315), "aarch64": (274, 275), "riscv64": (274, 275)}
 
 
 class MeasureError(RuntimeError):
@@ -178,9 +181,17 @@ def _check(plan: dict[str, Any], host: _host.Host) -> None:
     for i, t in enumerate(plan["tasks"]):
         where = f"tasks[{i}]"
         if t["slice"] is not None:
-            raise MeasureError(
-                f"{where}.slice", "a requested slice (sched_setattr) is not measured"
-            )
+            if host.series < (6, 12):
+                raise MeasureError(
+                    f"{where}.slice",
+                    f"the host runs {host.release}: a fair task's requested slice "
+                    "(sched_setattr() sched_runtime) takes effect from 6.12",
+                )
+            if os.uname().machine not in SYS_SCHED_ATTR:
+                raise MeasureError(
+                    f"{where}.slice",
+                    f"sched_setattr() is not known on {os.uname().machine} to this driver",
+                )
         if t["behaviour"]["type"] == "steps":
             raise MeasureError(
                 f"{where}.behaviour",
@@ -230,6 +241,45 @@ def _check(plan: dict[str, Any], host: _host.Host) -> None:
 
 
 # --- one repetition -----------------------------------------------------------------------
+
+
+class _SchedAttr(ctypes.Structure):
+    """struct sched_attr as SCHED_ATTR_SIZE_VER0 (include/uapi/linux/sched/types.h)."""
+
+    _fields_ = [
+        ("size", ctypes.c_uint32),
+        ("sched_policy", ctypes.c_uint32),
+        ("sched_flags", ctypes.c_uint64),
+        ("sched_nice", ctypes.c_int32),
+        ("sched_priority", ctypes.c_uint32),
+        ("sched_runtime", ctypes.c_uint64),
+        ("sched_deadline", ctypes.c_uint64),
+        ("sched_period", ctypes.c_uint64),
+    ]
+
+
+def _sched_attr_call(number: int, pid: int, attr: _SchedAttr, *size: int) -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.syscall(number, pid, ctypes.byref(attr), *size, 0) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err))
+
+
+def set_fair_slice(pid: int, policy: str, nice: int, slice_ns: int) -> int:
+    """Request ``slice_ns`` for a fair thread (sched_setattr() sched_runtime, 6.12+) and
+    return the slice the kernel kept: __setparam_fair() clamps it to [0.1 ms, 100 ms];
+    a kernel without custom slices reports none (0)."""
+    setattr_nr, getattr_nr = SYS_SCHED_ATTR[os.uname().machine]
+    attr = _SchedAttr(
+        size=ctypes.sizeof(_SchedAttr),
+        sched_policy=SCHED_NUMBERS[policy],
+        sched_nice=nice,
+        sched_runtime=slice_ns,
+    )
+    _sched_attr_call(setattr_nr, pid, attr)
+    kept = _SchedAttr()
+    _sched_attr_call(getattr_nr, pid, kept, ctypes.sizeof(_SchedAttr))
+    return int(kept.sched_runtime)
 
 
 @dataclass
@@ -649,6 +699,14 @@ class _Run:
         }[t["policy"]]
         os.sched_setscheduler(w.pid, policy, os.sched_param(t["rt_priority"]))
         os.setpriority(os.PRIO_PROCESS, w.pid, w.nice)
+        if t["slice"] is not None:
+            # Last: sched_setscheduler() above resets a custom slice to the base slice.
+            kept = set_fair_slice(w.pid, t["policy"], w.nice, t["slice"])
+            if kept != t["slice"]:
+                raise MeasureError(
+                    f"tasks[{w.entry}].slice",
+                    f"the host kernel kept a slice of {kept} ns where {t['slice']} was asked",
+                )
         if t["session"]:
             nice = self.plan["sessions"].get(t["session"], 0)
             if nice:
