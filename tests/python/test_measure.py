@@ -494,6 +494,21 @@ def test_a_short_slice_preempts_the_burner_at_wakeup() -> None:
     assert measured["p99"] < 1_000_000
 
 
+def test_the_short_slice_example_does_what_its_comment_says() -> None:
+    # Simulated: with its slice no wakeup waits for a tick; without it some wait a whole
+    # tick (4 ms at HZ 250); with a 3 ms slice some wait for the next one, half a tick away.
+    text = (Path(__file__).resolve().parents[2] / "examples/measure/short-slice.toml").read_text()
+
+    def max_lateness(line: str) -> int:
+        toml = text.replace('slice = "100us"\n', line)
+        assert (toml == text) == (line == 'slice = "100us"\n')
+        return int(libsched.run(Text(toml))["repetitions"][0]["tasks"][0]["lateness"]["max"])
+
+    assert max_lateness('slice = "100us"\n') < 1_000_000
+    assert max_lateness("") == pytest.approx(4_000_000, rel=0.01)
+    assert max_lateness('slice = "3ms"\n') == pytest.approx(2_000_000, rel=0.02)
+
+
 def test_the_plan_carries_each_tasks_timer_slack_and_the_costs_a_scenario_sets() -> None:
     toml = textwrap.dedent("""\
         [machine]

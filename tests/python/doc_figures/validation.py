@@ -575,27 +575,112 @@ def lateness(c: libsched.Comparison, key: str) -> float:
     return float(statistics.median(task(c, "cyclic", i)["lateness"][key] for i in runs)) / 1e3
 
 
+def wakeup_waits(burners: int, values: Mapping[str, Any], index: int) -> list[int]:
+    """The wait for the CPU (ns) of each of the cyclic task's wakeups in the window, in
+    order, in repetition ``index``."""
+    c = comparison(cyclic(burners), values)
+    start, end = c.result["window"]["start"], c.result["window"]["end"]
+    events = trace(cyclic(burners), values, index)
+    woke, found = None, []
+    for event, comm, following, at in zip(
+        events["event"], events["comm"], events["next_comm"], events["time_ns"]
+    ):
+        if event == "sched_wakeup" and comm == "cyclic":
+            woke = at
+        elif event == "sched_switch" and following == "cyclic" and woke is not None:
+            if start <= woke < end:
+                found.append(int(at - woke))
+            woke = None
+    return found
+
+
+def repetitions_of(burners: int, values: Mapping[str, Any]) -> range:
+    return range(len(comparison(cyclic(burners), values).result["repetitions"]))
+
+
 def late(burners: int, values: Mapping[str, Any]) -> tuple[int, int]:
     """The cyclic task's wakeups in the window that waited more than 1 ms for the CPU, and
     all its wakeups in the window: the same in every repetition."""
-    c = comparison(cyclic(burners), values)
-    start, end = c.result["window"]["start"], c.result["window"]["end"]
+    counts = []
+    for i in repetitions_of(burners, values):
+        found = wakeup_waits(burners, values, i)
+        counts.append((sum(w > 1_000_000 for w in found), len(found)))
+    return tuple(alike(counts))
 
-    def count(index: int) -> tuple[int, int]:
-        events = trace(cyclic(burners), values, index)
-        woke, found = None, []
-        for event, comm, following, at in zip(
-            events["event"], events["comm"], events["next_comm"], events["time_ns"]
-        ):
-            if event == "sched_wakeup" and comm == "cyclic":
-                woke = at
-            elif event == "sched_switch" and following == "cyclic" and woke is not None:
-                if start <= woke < end:
-                    found.append(at - woke)
-                woke = None
-        return sum(w > 1_000_000 for w in found), len(found)
 
-    return tuple(alike(count(i) for i in range(len(c.result["repetitions"]))))
+def long_waits(values: Mapping[str, Any]) -> list[tuple[int, float, float]]:
+    """Per repetition of cyclic-1.toml: its wakeups in the window that waited more than
+    1 ms, the shortest and the longest of those waits (ms, 0 without any)."""
+    found = []
+    for i in repetitions_of(1, values):
+        over = [w / 1e6 for w in wakeup_waits(1, values, i) if w > 1_000_000]
+        found.append((len(over), min(over, default=0.0), max(over, default=0.0)))
+    return found
+
+
+def with_slice(cyclic_slice: Optional[str], run: str = "100us") -> dict[str, Any]:
+    """cyclic-1.toml with the host's costs, the cyclic task's ``slice`` and run."""
+    values = {**HOST_COSTS, "tasks.cyclic.behaviour.run": run}
+    return {**values, "tasks.cyclic.slice": cyclic_slice} if cyclic_slice else values
+
+
+def host_cyclic(cyclic_slice: Optional[str]) -> list[dict[str, Any]]:
+    """The cyclic task of each repetition of the stored host measurement of cyclic-1.toml
+    with ``slice`` (none: the file as it is)."""
+    name = f"host-6.18-cyclic-1{f'-slice-{cyclic_slice}' if cyclic_slice else ''}.json"
+    with open(ROOT / "examples/latency/data" / name, encoding="utf-8") as f:
+        doc = json.load(f)
+    return [t for r in doc["repetitions"] for t in r["tasks"] if t["name"] == "cyclic"]
+
+
+def dash_span(values: Iterable[float], spec: str) -> str:
+    """The range "lo–hi" of ``values``, one value if both ends show the same."""
+    found = sorted(values)
+    lo, hi = format(found[0], spec), format(found[-1], spec)
+    return lo if lo == hi else f"{lo}–{hi}"
+
+
+def slice_row(cyclic_slice: Optional[str]) -> tuple[Any, ...]:
+    """A row of the requested-slice table: the host's mean and p99 lateness ranges (µs),
+    the model's medians, and the model's waits over 1 ms (count and size in ms, the same
+    in every repetition)."""
+    host = [t["lateness"] for t in host_cyclic(cyclic_slice)]
+    c = comparison(cyclic(1), with_slice(cyclic_slice))
+    waits = long_waits(with_slice(cyclic_slice))
+    count = alike(n for n, _, _ in waits)
+    size = alike(round(longest) for _, _, longest in waits)
+    return (
+        dash_span((x["mean"] / 1e3 for x in host), ".0f"),
+        lateness(c, "mean"),
+        dash_span((x["p99"] / 1e3 for x in host), ",.0f"),
+        lateness(c, "p99"),
+        f"{count} of {size} ms" if count else "none",
+    )
+
+
+def two_rhythms() -> tuple[Any, ...]:
+    """The 112 µs what-if with a 3 ms slice: the wait (ms) and spacing (wakeups) of the one
+    repetition in a rhythm of its own, those of the other two, the model's mean lateness
+    (µs) and the host's range."""
+    values = with_slice("3ms", "112us")
+    rhythms = sorted(
+        (wait_spacing(values, i) for i in repetitions_of(1, values)), key=lambda r: r[0]
+    )
+    (spacing, wait), odd = alike((round(a), round(b)) for a, b in rhythms[:2]), rhythms[2]
+    host = dash_span((t["lateness"]["mean"] / 1e3 for t in host_cyclic("3ms")), ".0f")
+    mean = lateness(comparison(cyclic(1), values), "mean")
+    return odd[1], odd[0], wait, spacing, mean, host
+
+
+def wait_spacing(values: Mapping[str, Any], index: int) -> tuple[float, float]:
+    """The median count of wakeups from one wait of more than 1 ms to the next in
+    repetition ``index`` of cyclic-1.toml, and the median of those waits (ms)."""
+    found = wakeup_waits(1, values, index)
+    at = [i for i, w in enumerate(found) if w > 1_000_000]
+    return (
+        float(statistics.median(b - a for a, b in zip(at, at[1:]))),
+        float(statistics.median(found[i] for i in at)) / 1e6,
+    )
 
 
 # RT tasks on two CPUs: rt-two-cpus.toml, three repetitions.
@@ -1428,6 +1513,94 @@ FIGURES = [
         "The task alone uses 1.34–1.41 % of the CPU on the host against the model's {:.2f} %",
         cyclic(0),
         lambda c: pct(simulated(c, "cyclic", "share")),
+    ),
+    # A requested slice (sched_setattr, 6.12+): cyclic-1.toml with the host's costs.
+    *(
+        Figure(
+            DOC,
+            f"| {label} | {{}} µs | {{:.0f}} µs | {{}} µs | {{:,.0f}} µs | {host} | {{}} |"
+            if cyclic_slice is None
+            else f"| {label} | {{}} | {{:.0f}} | {{}} | {{:,.0f}} | {host} | {{}} |",
+            cyclic(1),
+            functools.partial(lambda c, s: slice_row(s), s=cyclic_slice),
+        )
+        for cyclic_slice, label, host in (
+            (None, "none (1.4 ms)", "13–14 of 4 ms (and one of 1.3–1.6 ms in two runs)"),
+            ("100us", "100 µs", "none"),
+            ("1ms", "1 ms", "none"),
+            ("3ms", "3 ms", "18–25 of 2 ms and 1–4 of 4 ms"),
+        )
+    ),
+    Figure(
+        DOC,
+        "in the model the waits come every {:.0f}nd wakeup with the base slice and every {:.0f}th with 3 ms",
+        cyclic(1),
+        lambda c: tuple(
+            alike(wait_spacing(with_slice(s), i)[0] for i in repetitions_of(1, with_slice(s)))
+            for s in (None, "3ms")
+        ),
+    ),
+    Figure(
+        DOC,
+        "The host charges the worker {} µs per period",
+        cyclic(1),
+        lambda c: dash_span(
+            (
+                t["window_runtime"] / t["lateness"]["count"] / 1e3
+                for s in (None, "100us", "1ms", "3ms")
+                for t in host_cyclic(s)
+            ),
+            ".0f",
+        ),
+    ),
+    Figure(
+        DOC,
+        "with 112 µs of work the model's waits come every {:.0f}th wakeup with the base slice (mean {:.0f} µs, host {})",
+        cyclic(1),
+        lambda c: (
+            alike(
+                wait_spacing(with_slice(None, "112us"), i)[0]
+                for i in repetitions_of(1, with_slice(None, "112us"))
+            ),
+            lateness(comparison(cyclic(1), with_slice(None, "112us")), "mean"),
+            dash_span((t["lateness"]["mean"] / 1e3 for t in host_cyclic(None)), ".0f"),
+        ),
+    ),
+    Figure(
+        DOC,
+        "(p99.9 and maximum 4.0 ms, the model's {:.1f})",
+        cyclic(1),
+        lambda c: alike(
+            round(
+                task(comparison(cyclic(1), with_slice("3ms")), "cyclic", i)["lateness"][key] / 1e6,
+                1,
+            )
+            for i in repetitions_of(1, with_slice("3ms"))
+            for key in ("p99_9", "max")
+        ),
+    ),
+    Figure(
+        DOC,
+        "one seed settles into {:.0f} ms waits every {:.0f}th wakeup, the other two into {:.0f} ms waits every {:.0f}th; its mean is {:.0f} µs (host {})",
+        cyclic(1),
+        lambda c: two_rhythms(),
+    ),
+    Figure(
+        DOC,
+        "The means of the short-slice rows are the model's within {}",
+        cyclic(1),
+        lambda c: (
+            dash_span(
+                (
+                    t["lateness"]["mean"] / 1e3
+                    - lateness(comparison(cyclic(1), with_slice(s)), "mean")
+                    for s in ("100us", "1ms")
+                    for t in host_cyclic(s)
+                ),
+                ".0f",
+            )
+            + " µs"
+        ),
     ),
     # RT tasks on two CPUs on the 6.18 host.
     Figure(
