@@ -916,4 +916,67 @@ TEST_CASE("old CFS sched_yield(): the task is charged and becomes the skip buddy
     }
 }
 
+TEST_CASE("6.12+: a group entity takes the shortest slice queued below it") {
+    // aef6987d8954: enqueue_task_fair() and dequeue_entities() give each group entity the
+    // shortest slice of its own queue, and the tree it sits in follows (563bc2161b94).
+    // Group a holds a task with the base slice; a 0.2 ms task wakes beside it and sleeps
+    // again. Nothing runs, so a's entity stays in the root tree.
+    for (const kernel_version v : {kernel_version{6, 11}, kernel_version{6, 12},
+                                   kernel_version{6, 14, 2}, kernel_version{6, 18}}) {
+        INFO(v.str());
+        two_groups g(v);
+        const duration base = g.fc.params().tun.base_slice;
+        task plain, short_slice;
+        g.attach(plain, g.a);
+        g.fc.task_fork(g.r, plain);
+        g.fc.enqueue_task(g.r, plain, enqueue_flags::wakeup);
+        sched_entity& group = *g.a.se[0];
+        CHECK(group.slice == base);
+        g.attach(short_slice, g.a);
+        short_slice.se.custom_slice = true;
+        short_slice.se.slice = 200'000;
+        g.fc.enqueue_task(g.r, short_slice, enqueue_flags::wakeup);
+        const bool propagates = v >= kernel_version{6, 12};
+        CHECK(group.slice == (propagates ? 200'000 : base));
+        CHECK(eevdf::cfs_rq_min_slice(g.r.cfs) == group.slice);
+        CHECK(g.r.cfs.tasks_timeline.verify());
+        // Placed at V with no lag, it is eligible and leaves at once (no DELAY_DEQUEUE).
+        REQUIRE(g.fc.dequeue_task(g.r, short_slice, dequeue_flags::sleep));
+        CHECK(group.slice == base);
+        CHECK(eevdf::cfs_rq_min_slice(g.r.cfs) == base);
+        CHECK(g.r.cfs.tasks_timeline.verify());
+    }
+}
+
+TEST_CASE("6.12+: PREEMPT_SHORT across groups: the wakee's group entity carries its slice") {
+    // A hog in group b has run 0.1 ms of its slice (1 CPU at HZ 250: 0.75 ms, 0.70 ms on
+    // 6.18) and is protected. A task with a 0.2 ms slice wakes in group a. Its group entity,
+    // placed at V with that slice, has the earlier deadline and PREEMPT_SHORT cuts b's
+    // protection; with the base slice (as every group entity had before the slices were
+    // propagated) a's deadline is after b's and the hog runs on.
+    for (const kernel_version v : {kernel_version{6, 12}, kernel_version{6, 18}}) {
+        for (const bool custom : {false, true}) {
+            INFO(v.str() << (custom ? " 0.2 ms slice" : " base slice"));
+            two_groups g(v);
+            task hog, wakee;
+            g.attach(hog, g.b);
+            g.fc.task_fork(g.r, hog);
+            g.fc.enqueue_task(g.r, hog, enqueue_flags::initial);
+            g.r.curr = g.fc.pick_next_task(g.r, *g.r.curr);
+            REQUIRE(g.r.curr == &hog);
+            g.r.clock_task += ms / 10;
+            g.fc.update_curr(g.r);
+            g.attach(wakee, g.a);
+            if (custom) {
+                wakee.se.custom_slice = true;
+                wakee.se.slice = 200'000;
+            }
+            g.fc.enqueue_task(g.r, wakee, enqueue_flags::wakeup);
+            g.fc.wakeup_preempt(g.r, wakee, wake_flags::none);
+            CHECK(g.a.se[0]->slice == wakee.se.slice);
+            CHECK(g.r.need_resched == custom);
+        }
+    }
+}
+
 } // namespace test_fair

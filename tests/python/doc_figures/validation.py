@@ -618,16 +618,30 @@ def long_waits(values: Mapping[str, Any]) -> list[tuple[int, float, float]]:
     return found
 
 
-def with_slice(cyclic_slice: Optional[str], run: str = "100us") -> dict[str, Any]:
-    """cyclic-1.toml with the host's costs, the cyclic task's ``slice`` and run."""
-    values = {**HOST_COSTS, "tasks.cyclic.behaviour.run": run}
+# cyclic-1.toml's two tasks each in a cpu cgroup of its own.
+TWO_GROUPS = {
+    "cgroups": [{"name": "a"}, {"name": "b"}],
+    "tasks.cyclic.cgroup": "a",
+    "tasks.burner.cgroup": "b",
+}
+
+
+def with_slice(
+    cyclic_slice: Optional[str], run: str = "100us", groups: bool = False
+) -> dict[str, Any]:
+    """cyclic-1.toml with the host's costs, the cyclic task's ``slice`` and run, and with
+    ``groups`` its tasks in two cgroups."""
+    values = {**HOST_COSTS, "tasks.cyclic.behaviour.run": run, **(TWO_GROUPS if groups else {})}
     return {**values, "tasks.cyclic.slice": cyclic_slice} if cyclic_slice else values
 
 
-def host_cyclic(cyclic_slice: Optional[str]) -> list[dict[str, Any]]:
+def host_cyclic(cyclic_slice: Optional[str], groups: bool = False) -> list[dict[str, Any]]:
     """The cyclic task of each repetition of the stored host measurement of cyclic-1.toml
-    with ``slice`` (none: the file as it is)."""
-    name = f"host-6.18-cyclic-1{f'-slice-{cyclic_slice}' if cyclic_slice else ''}.json"
+    with ``slice`` (none: the file as it is), its tasks in two cgroups with ``groups``."""
+    name = (
+        f"host-6.18-cyclic-1{'-groups' if groups else ''}"
+        f"{f'-slice-{cyclic_slice}' if cyclic_slice else ''}.json"
+    )
     with open(ROOT / "examples/latency/data" / name, encoding="utf-8") as f:
         doc = json.load(f)
     return [t for r in doc["repetitions"] for t in r["tasks"] if t["name"] == "cyclic"]
@@ -640,13 +654,14 @@ def dash_span(values: Iterable[float], spec: str) -> str:
     return lo if lo == hi else f"{lo}–{hi}"
 
 
-def slice_row(cyclic_slice: Optional[str]) -> tuple[Any, ...]:
-    """A row of the requested-slice table: the host's mean and p99 lateness ranges (µs),
+def slice_row(cyclic_slice: Optional[str], groups: bool = False) -> tuple[Any, ...]:
+    """A row of the requested-slice tables: the host's mean and p99 lateness ranges (µs),
     the model's medians, and the model's waits over 1 ms (count and size in ms, the same
     in every repetition)."""
-    host = [t["lateness"] for t in host_cyclic(cyclic_slice)]
-    c = comparison(cyclic(1), with_slice(cyclic_slice))
-    waits = long_waits(with_slice(cyclic_slice))
+    host = [t["lateness"] for t in host_cyclic(cyclic_slice, groups)]
+    values = with_slice(cyclic_slice, groups=groups)
+    c = comparison(cyclic(1), values)
+    waits = long_waits(values)
     count = alike(n for n, _, _ in waits)
     size = alike(round(longest) for _, _, longest in waits)
     return (
@@ -1529,6 +1544,19 @@ FIGURES = [
             ("100us", "100 µs", "none"),
             ("1ms", "1 ms", "none"),
             ("3ms", "3 ms", "18–25 of 2 ms and 1–4 of 4 ms"),
+        )
+    ),
+    *(
+        Figure(
+            DOC,
+            f"| {label}, two groups | {{}} | {{:.0f}} | {{}} | {{:,.0f}} | {host} | {{}} |",
+            cyclic(1),
+            functools.partial(lambda c, s: slice_row(s, groups=True), s=cyclic_slice),
+        )
+        for cyclic_slice, label, host in (
+            (None, "none", "13–14 of 4 ms"),
+            ("100us", "100 µs", "none"),
+            ("3ms", "3 ms", "18–28 of 2 ms and 0–5 of 4 ms"),
         )
     ),
     Figure(

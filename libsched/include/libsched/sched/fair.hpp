@@ -47,6 +47,8 @@ public:
         // A task still delayed arrives only when moved (6.12+: it stays delayed on its new
         // CPU until picked there) or restored after a save: it counts as delayed here.
         const unsigned delayed = p.se.sched_delayed ? 1u : 0u;
+        // 6.12+: each group entity takes the shortest slice of the queue below it.
+        duration slice = 0;
         sched_entity* se = &p.se;
         for (; se != nullptr; se = se->parent) { // for_each_sched_entity
             if (se->on_rq) {
@@ -55,7 +57,12 @@ public:
                 break;
             }
             cfs_rq& q = cfs_rq_of(*se);
+            if (slice != 0) {
+                se->slice = slice;
+                se->custom_slice = true;
+            }
             enqueue_entity(q, *se, flags);
+            slice = group_slices() ? eevdf::cfs_rq_min_slice(q) : 0;
             ++q.h_nr_queued;
             q.h_nr_idle += idle;
             q.h_nr_delayed += delayed;
@@ -72,6 +79,7 @@ public:
             update_load_avg(p_, q, e, update_load_flags::update_tg);
             se_update_runnable(e);
             update_cfs_group(e);
+            slice = update_group_slice(q, e, slice);
             ++q.h_nr_queued;
             q.h_nr_idle += idle;
             q.h_nr_delayed += delayed;
@@ -632,6 +640,23 @@ public:
     bool check_cfs_rq_runtime(cfs_rq& q) { return bandwidth::check_cfs_rq_runtime(*this, q); }
 
 private:
+    // aef6987d8954 (6.12): a group entity's slice is the shortest queued below it, so that
+    // a task's requested slice counts at every level (PREEMPT_SHORT, the deadlines).
+    bool group_slices() const { return p_.since(6, 12); }
+
+    // The walk up over the group entities that stay queued: e takes the slice of the queue
+    // below, the tree it sits in follows (563bc2161b94, 6.15, and 6.12.23, 6.14.2; earlier
+    // the tree's shortest slice stayed stale until its next change, which the model does
+    // not reproduce); returns the slice of e's own queue for the next level.
+    duration update_group_slice(cfs_rq& q, sched_entity& e, duration slice) {
+        if (!group_slices())
+            return 0;
+        e.slice = slice;
+        if (&e != q.curr)
+            q.tasks_timeline.update_augmented(e);
+        return eevdf::cfs_rq_min_slice(q);
+    }
+
     // wakeup_preempt() of core.c, as prio_changed_fair() and switched_to_fair() call it:
     // this class decides only against a fair curr; curr of a higher class (RT, the
     // stopper) stays, and the idle task is always preempted.
@@ -750,12 +775,17 @@ private:
         // flag but no longer counts here; finishing it (DEQUEUE_DELAYED) uncounts it itself.
         const unsigned delayed =
             task && first.sched_delayed && !has(flags, dequeue_flags::delayed) ? 1u : 0u;
+        // 6.12+: the queues' shortest slices, for the group entities that stay queued.
+        duration slice = task || !group_slices() ? 0 : eevdf::cfs_rq_min_slice(*first.my_q);
         sched_entity* se = &first;
         for (; se != nullptr; se = se->parent) { // for_each_sched_entity
             cfs_rq& q = cfs_rq_of(*se);
             if (!dequeue_entity(q, *se, flags)) {
                 if (task && se == &first)
                     return false;
+                // bbce3de72be5 (6.15): this queue's slice, not the emptied one's U64_MAX.
+                if (group_slices())
+                    slice = eevdf::cfs_rq_min_slice(q);
                 break;
             }
             q.h_nr_queued -= h_nr;
@@ -770,6 +800,8 @@ private:
                 break;
             }
             if (q.load.weight != 0) { // the group keeps other entities: it stays queued
+                if (group_slices())
+                    slice = eevdf::cfs_rq_min_slice(q);
                 se = se->parent;
                 // A sleeping task's group is the next pick's bias (set_next_buddy()).
                 if (task && has(flags, dequeue_flags::sleep) && se != nullptr)
@@ -787,6 +819,7 @@ private:
             update_load_avg(p_, q, e, update_load_flags::update_tg);
             se_update_runnable(e);
             update_cfs_group(e);
+            slice = update_group_slice(q, e, slice);
             q.h_nr_queued -= h_nr;
             q.h_nr_idle -= idle;
             q.h_nr_delayed -= delayed;

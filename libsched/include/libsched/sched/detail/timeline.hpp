@@ -120,6 +120,13 @@ public:
         fix_augmented();
     }
 
+    // min_vruntime_cb_propagate(): after a queued entity's slice changed, its augmented
+    // values and those above it (nothing for an entity outside the tree).
+    void update_augmented(sched_entity& se) {
+        if (augmented())
+            propagate(&se);
+    }
+
     // Whether the subtree_* values are kept (EEVDF's tree).
     bool augmented() const { return by_deadline_; }
 
