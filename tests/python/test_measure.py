@@ -509,6 +509,36 @@ def test_the_short_slice_example_does_what_its_comment_says() -> None:
     assert max_lateness('slice = "3ms"\n') == pytest.approx(2_000_000, rel=0.02)
 
 
+def test_a_group_competes_with_the_tasks_outside_groups_as_in_the_model() -> None:
+    needs_host(cgroups=True)
+    # A burner in an idle group (cpu.idle, weight 3) beside one in no group: on the root
+    # queue the group's entity weighs 3 against 1024. Under a parent group of their own,
+    # as measure made them before, the idle group would be the parent's only child and
+    # have the parent's whole weight: half the CPU.
+    cpu = len(HOST.online) - 1
+    toml = textwrap.dedent(f"""\
+        length = "1.5s"
+        window = ["0.5s", "1.5s"]
+        {MACHINE}
+        cgroup_version = {HOST.cgroup.version if HOST.cgroup else 2}
+        [[cgroups]]
+        name = "g"
+        idle = true
+        [[tasks]]
+        name = "plain"
+        affinity = [{cpu}]
+        [[tasks]]
+        name = "grouped"
+        cgroup = "g"
+        affinity = [{cpu}]
+        """)
+    measured = libsched.measure(Text(toml))["summary"]
+    simulated = libsched.run(Text(toml))["summary"]
+    assert simulated[1]["share"] < 0.01
+    assert measured[1]["share"] < 0.02
+    assert measured[0]["share"] > 0.95
+
+
 def test_the_plan_carries_each_tasks_timer_slack_and_the_costs_a_scenario_sets() -> None:
     toml = textwrap.dedent("""\
         [machine]

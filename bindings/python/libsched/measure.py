@@ -147,6 +147,13 @@ def _check(plan: dict[str, Any], host: _host.Host) -> None:
             raise MeasureError(
                 "cgroups", f"creating cpu cgroups needs write access to {host.cgroup.path}"
             )
+        controllers = _host.read_text(os.path.join(host.cgroup.path, "cgroup.subtree_control"))
+        if host.cgroup.version == 2 and "cpu" not in (controllers or "").split():
+            raise MeasureError(
+                "cgroups",
+                f"the cpu controller is not enabled for the groups under {host.cgroup.path} "
+                "(its cgroup.subtree_control)",
+            )
         if m["cgroup_version"] != host.cgroup.version:
             _warn(
                 "machine.cgroup_version",
@@ -520,23 +527,26 @@ def _write(path: str, value: str) -> None:
 
 
 class _Cgroups:
-    """The scenario's cgroups under one fresh parent group; remove() undoes them."""
+    """The scenario's cgroups; remove() undoes them. Each top-level group sits at the top of
+    the hierarchy, beside the tasks that have no group, as in the model (under a common
+    parent those tasks would face the parent's one weight instead of each group's), named
+    with a prefix fresh for the run."""
 
     def __init__(self, mount: _host.CgroupMount) -> None:
         self.mount = mount
-        self.parent = os.path.join(mount.path, GROUP_PREFIX + os.urandom(4).hex())
+        self.prefix = GROUP_PREFIX + os.urandom(4).hex() + "-"
         self.made: list[str] = []
 
     def path(self, name: str) -> str:
-        return os.path.join(self.parent, name) if name else self.parent
+        return os.path.join(self.mount.path, self.prefix + name)
 
     def create(self, groups: list[dict[str, Any]]) -> None:
-        self._mkdir(self.parent)
         v2 = self.mount.version == 2
         for g in groups:
             path = self.path(g["name"])
-            if v2:  # the parent hands the cpu controller down
-                _write(os.path.join(os.path.dirname(path), "cgroup.subtree_control"), "+cpu")
+            parent = os.path.dirname(path)
+            if v2 and parent != self.mount.path:  # a parent group hands the controller down
+                _write(os.path.join(parent, "cgroup.subtree_control"), "+cpu")
             self._mkdir(path)
             if v2:
                 # cpu.weight from tg->shares, as sched_weight_to_cgroup() reads it back.

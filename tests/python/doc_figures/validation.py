@@ -1554,9 +1554,9 @@ FIGURES = [
             functools.partial(lambda c, s: slice_row(s, groups=True), s=cyclic_slice),
         )
         for cyclic_slice, label, host in (
-            (None, "none", "13–14 of 4 ms"),
+            (None, "none", "13–15 of 4 ms"),
             ("100us", "100 µs", "none"),
-            ("3ms", "3 ms", "18–28 of 2 ms and 0–5 of 4 ms"),
+            ("3ms", "3 ms", "15–26 of 2 ms and 1–8 of 4 ms"),
         )
     ),
     Figure(
