@@ -673,6 +673,50 @@ def slice_row(cyclic_slice: Optional[str], groups: bool = False) -> tuple[Any, .
     )
 
 
+BATCH = {**HOST_COSTS, "tasks.cyclic.policy": "batch"}
+IDLE_WEIGHT = "examples/scenarios/idle-weight.toml"
+IDLE_GROUP = {
+    "cgroups": [{"name": "g", "idle": True}],
+    "tasks.idle.policy": "normal",
+    "tasks.idle.cgroup": "g",
+}
+
+
+def host_document(path: str) -> dict[str, Any]:
+    with open(ROOT / path, encoding="utf-8") as f:
+        found: dict[str, Any] = json.load(f)
+    return found
+
+
+def host_shares(name: str) -> tuple[str, ...]:
+    """A host row of the idle-weight table: each entry's median share and range (%)."""
+    doc = host_document(f"examples/measure/data/{name}")
+    cells = []
+    for s in doc["summary"]:
+        shares = [
+            t["share"] for r in doc["repetitions"] for t in r["tasks"] if t["entry"] == s["entry"]
+        ]
+        cells.append(f"{pct(s['share']):.2f} % ({dash_span((pct(x) for x in shares), '.2f')})")
+    return tuple(cells)
+
+
+def host_batch() -> list[dict[str, Any]]:
+    doc = host_document("examples/latency/data/host-6.18-cyclic-1-batch.json")
+    return [t for r in doc["repetitions"] for t in r["tasks"] if t["name"] == "cyclic"]
+
+
+def batch_waits() -> tuple[int, int]:
+    """The batch task's waits of 1.5-2.5 ms and of more than 3.5 ms in the window: the same
+    in every repetition."""
+    return alike(
+        (
+            sum(1_500_000 < w < 2_500_000 for w in wakeup_waits(1, BATCH, i)),
+            sum(w > 3_500_000 for w in wakeup_waits(1, BATCH, i)),
+        )
+        for i in repetitions_of(1, BATCH)
+    )
+
+
 def two_rhythms() -> tuple[Any, ...]:
     """The 112 µs what-if with a 3 ms slice: the wait (ms) and spacing (wakeups) of the one
     repetition in a rhythm of its own, those of the other two, the model's mean lateness
@@ -1628,6 +1672,59 @@ FIGURES = [
                 ".0f",
             )
             + " µs"
+        ),
+    ),
+    # SCHED_BATCH, SCHED_IDLE and cpu.idle on the 6.18 host.
+    Figure(
+        DOC,
+        "mean {:,.0f} µs against the host's {} µs, p50 {:,.0f} µs (host {}), p90 {:,.0f} µs (host {}); a `perf record` counts about 240–250 waits of 2 ms and 243–245 of 4 ms per window of 500 wakeups, the model {} and {}.",
+        cyclic(1),
+        lambda c: (
+            lateness(comparison(cyclic(1), BATCH), "mean"),
+            dash_span((t["lateness"]["mean"] / 1e3 for t in host_batch()), ",.0f"),
+            lateness(comparison(cyclic(1), BATCH), "p50"),
+            dash_span((t["lateness"]["p50"] / 1e3 for t in host_batch()), ",.0f"),
+            lateness(comparison(cyclic(1), BATCH), "p90"),
+            dash_span((t["lateness"]["p90"] / 1e3 for t in host_batch()), ",.0f"),
+            *batch_waits(),
+        ),
+    ),
+    Figure(
+        DOC,
+        "| model | {:.2f} % | {:.2f} % | {:.2f} % |",
+        IDLE_WEIGHT,
+        lambda c: tuple(
+            alike(pct(simulated(comparison(IDLE_WEIGHT, v), e, "share")) for v in ({}, IDLE_GROUP))
+            for e in ("normal", "idle", "nice19")
+        ),
+    ),
+    Figure(
+        DOC,
+        "| host, SCHED_IDLE | {} | {} | {} |",
+        IDLE_WEIGHT,
+        lambda c: host_shares("host-6.18-idle-weight.json"),
+    ),
+    Figure(
+        DOC,
+        "| host, idle group | {} | {} | {} |",
+        IDLE_WEIGHT,
+        lambda c: host_shares("host-6.18-idle-weight-group.json"),
+    ),
+    Figure(
+        DOC,
+        "{:.0f} ms in the 5 s window",
+        IDLE_WEIGHT,
+        lambda c: simulated(c, "idle", "share") * 5000,
+    ),
+    Figure(
+        DOC,
+        "The nice-0 burner is preempted {:.1f} times a second on the host against the model's {:.1f}",
+        IDLE_WEIGHT,
+        lambda c: (
+            host_document("examples/measure/data/host-6.18-idle-weight.json")["summary"][0][
+                "nivcsw_per_s"
+            ],
+            summary(c, "normal")["nivcsw_per_s"],
         ),
     ),
     # RT tasks on two CPUs on the 6.18 host.
