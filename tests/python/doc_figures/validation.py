@@ -717,6 +717,30 @@ def batch_waits() -> tuple[int, int]:
     )
 
 
+NICE5 = {**HOST_COSTS, "tasks.cyclic.nice": 5}
+
+
+def weight_row(values: Mapping[str, Any], name: str) -> tuple[Any, ...]:
+    """A row of the weights table: the host's mean lateness range (µs), the model's median,
+    and the model's waits over 1 ms (the same in every repetition)."""
+    doc = host_document(f"examples/latency/data/host-6.18-cyclic-1-{name}.json")
+    host = [
+        t["lateness"]["mean"] / 1e3
+        for r in doc["repetitions"]
+        for t in r["tasks"]
+        if t["name"] == "cyclic"
+    ]
+    v = {**HOST_COSTS, **values}
+    waits = long_waits(v)
+    count = alike(n for n, _, _ in waits)
+    size = alike(round(longest) for _, _, longest in waits)
+    return (
+        dash_span(host, ".0f"),
+        lateness(comparison(cyclic(1), v), "mean"),
+        f"{count} of {size} ms" if count else "none",
+    )
+
+
 def two_rhythms() -> tuple[Any, ...]:
     """The 112 µs what-if with a 3 ms slice: the wait (ms) and spacing (wakeups) of the one
     repetition in a rhythm of its own, those of the other two, the model's mean lateness
@@ -1672,6 +1696,62 @@ FIGURES = [
                 ".0f",
             )
             + " µs"
+        ),
+    ),
+    *(
+        Figure(
+            DOC,
+            f"| {label} | {{}}{unit} | {{:.0f}}{unit} | {host} | {{}} |",
+            cyclic(1),
+            functools.partial(lambda c, v, n: weight_row(v, n), v=values, n=name),
+        )
+        for label, unit, values, name, host in (
+            (
+                "cyclic at nice 5",
+                " µs",
+                {"tasks.cyclic.nice": 5},
+                "nice5",
+                "17–70 of 2 ms and 8–36 of 4 ms",
+            ),
+            (
+                "cyclic at nice −5",
+                "",
+                {"tasks.cyclic.nice": -5},
+                "nice-5",
+                "none (one of 2 ms in one run)",
+            ),
+            (
+                "burner SCHED_IDLE",
+                "",
+                {"tasks.burner.policy": "idle"},
+                "idle-burner",
+                "none (one of 4 ms in one run)",
+            ),
+        )
+    ),
+    Figure(
+        DOC,
+        "the model keeps one rhythm ({:.0f} ms waits, every {:.0f}th wakeup)",
+        cyclic(1),
+        lambda c: tuple(
+            reversed(
+                alike(
+                    tuple(round(x) for x in wait_spacing(NICE5, i))
+                    for i in repetitions_of(1, NICE5)
+                )
+            )
+        ),
+    ),
+    Figure(
+        DOC,
+        "172–178 ms per window on the host, {:.0f} ms in the model ({:.0f} ms with the 112 µs what-if)",
+        cyclic(1),
+        lambda c: tuple(
+            alike(
+                round(sum(w for w in wakeup_waits(1, v, i) if w > 1_000_000) / 1e6)
+                for i in repetitions_of(1, v)
+            )
+            for v in (NICE5, {**NICE5, "tasks.cyclic.behaviour.run": "112us"})
         ),
     ),
     # SCHED_BATCH, SCHED_IDLE and cpu.idle on the 6.18 host.
