@@ -741,6 +741,14 @@ def weight_row(values: Mapping[str, Any], name: str) -> tuple[Any, ...]:
     )
 
 
+def long_slice_switches(values: Mapping[str, Any]) -> float:
+    """cyclic-1.toml's two tasks as burners with 20 ms slices and ``values``: how often a
+    second each is switched out, the same for both."""
+    burners = {"tasks.cyclic.behaviour": "burner", "tasks.cyclic.slice": "20ms"}
+    c = comparison(cyclic(1), {**burners, "tasks.burner.slice": "20ms", **values})
+    return float(alike(summary(c, e)["nivcsw_per_s"] for e in ("cyclic", "burner")))
+
+
 def two_rhythms() -> tuple[Any, ...]:
     """The 112 µs what-if with a 3 ms slice: the wait (ms) and spacing (wakeups) of the one
     repetition in a rhythm of its own, those of the other two, the model's mean lateness
@@ -1752,6 +1760,44 @@ FIGURES = [
                 for i in repetitions_of(1, v)
             )
             for v in (NICE5, {**NICE5, "tasks.cyclic.behaviour.run": "112us"})
+        ),
+    ),
+    Figure(
+        DOC,
+        "The model gives {:.1f} with every tick on time, {:.1f} with the host's tick latency, and {:.1f} with that and the host's build",
+        cyclic(1),
+        lambda c: tuple(
+            long_slice_switches(v)
+            for v in ({}, HOST_COSTS, {**HOST_COSTS, "machine.irq_time_accounting": False})
+        ),
+    ),
+    Figure(
+        DOC,
+        "both are switched at every tick: 125.4 and 125.0 a second on the host, {:.1f} in the model.",
+        cyclic(1),
+        lambda c: long_slice_switches({"tasks.cyclic.slice": "100us"}),
+    ),
+    Figure(
+        DOC,
+        "The host switched each out {:.1f} times a second ({})",
+        cyclic(1),
+        lambda c: (
+            alike(
+                s["nivcsw_per_s"]
+                for s in host_document(
+                    "examples/measure/data/host-6.18-two-burners-slice-20ms.json"
+                )["summary"]
+            ),
+            dash_span(
+                (
+                    t["window_nivcsw"] / 5
+                    for r in host_document(
+                        "examples/measure/data/host-6.18-two-burners-slice-20ms.json"
+                    )["repetitions"]
+                    for t in r["tasks"]
+                ),
+                ".1f",
+            ),
         ),
     ),
     # SCHED_BATCH, SCHED_IDLE and cpu.idle on the 6.18 host.
