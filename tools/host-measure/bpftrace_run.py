@@ -53,19 +53,28 @@ def fork_spinner(cpu: int, nice: int = 0) -> int:
 
 
 def stop(tracer: subprocess.Popen[bytes]) -> None:
-    """SIGINT: bpftrace prints its maps and exits."""
-    tracer.send_signal(signal.SIGINT)
-    tracer.wait(timeout=60)
+    """SIGINT: bpftrace prints its maps and exits. The signal is sent again every 5 s: once,
+    with a busy loop on each CPU, bpftrace did not act on the first and ran on."""
+    for _ in range(12):
+        tracer.send_signal(signal.SIGINT)
+        try:
+            tracer.wait(timeout=5)
+            return
+        except subprocess.TimeoutExpired:
+            pass
+    raise RuntimeError("bpftrace did not stop within 60 s of SIGINT")
 
 
 def reap(children: list[int]) -> None:
-    """Kill the tool's forked children and wait for them."""
+    """Kill the tool's forked children, wait for them and empty the list (a pid, once
+    reaped, may be reused)."""
     for c in children:
         try:
             os.kill(c, signal.SIGKILL)
             os.waitpid(c, 0)
         except (ProcessLookupError, ChildProcessError):
             pass
+    children.clear()
 
 
 def end(tracer: subprocess.Popen[bytes] | None) -> None:

@@ -71,12 +71,17 @@ def measure(seconds: float, handler: int, tmp: str) -> list[tuple[int, int]]:
         for cpu in sorted(os.sched_getaffinity(0)):
             children.append(bpftrace_run.fork_spinner(cpu))
         time.sleep(seconds)
+        # The same clock as the hrtimer's `now`; ticks after it are an idle CPU's.
+        busy_until = time.monotonic_ns()
+        # bpftrace gets a CPU to itself to print its map.
+        bpftrace_run.reap(children)
         bpftrace_run.stop(tracer)
     finally:
         bpftrace_run.reap(children)
         bpftrace_run.end(tracer)
     with open(out_path) as f:
-        return sorted((int(m.group(1)), int(m.group(2))) for m in TICK.finditer(f.read()))
+        ticks = ((int(m.group(1)), int(m.group(2))) for m in TICK.finditer(f.read()))
+        return sorted(t for t in ticks if t[0] <= busy_until)
 
 
 def tick_nsec(ticks: list[tuple[int, int]]) -> int:
