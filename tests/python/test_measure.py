@@ -545,6 +545,7 @@ def test_the_plan_carries_each_tasks_timer_slack_and_the_costs_a_scenario_sets()
         timer_slack = "20us"
         tick_irq = "5us"
         idle_exit_latency = "1us"
+        sleep_cost = "12us"
         [[tasks]]
         name = "a"
         [[tasks]]
@@ -553,8 +554,8 @@ def test_the_plan_carries_each_tasks_timer_slack_and_the_costs_a_scenario_sets()
         """)
     plan = json.loads(libsched._core.measure.scenario_plan(toml, "<test>")[0])
     assert [t["timer_slack"] for t in plan["tasks"]] == [20_000, 0]
-    # idle_exit_latency is at its default: only tick_irq differs.
-    assert plan["machine"]["costs_set"] == ["tick_irq"]
+    # idle_exit_latency is at its default: only tick_irq and sleep_cost differ.
+    assert plan["machine"]["costs_set"] == ["tick_irq", "sleep_cost"]
 
 
 def test_warns_that_the_hosts_own_costs_are_measured() -> None:

@@ -226,7 +226,7 @@ class EntrySummary:
 class ModelProvenance:
     """The model's own settings: ``calc_delta``, ``resched_latency``, ``tick_irq``, the
     first repetition's seed, and the cost of waking (``timer_slack``,
-    ``idle_exit_latency``, ``ipi_latency``)."""
+    ``idle_exit_latency``, ``ipi_latency``, ``tick_latency``, ``sleep_cost``)."""
 
     calc_delta: str
     resched_latency: int
@@ -241,6 +241,8 @@ class ModelProvenance:
     # sleep's hard expiry): {"dist": "constant", "value": ns} or
     # {"dist": "uniform", "low": ns, "high": ns}.
     tick_latency: Optional[dict[str, Any]] = None
+    # CPU time charged to a task for each of its sleeps (machine.sleep_cost), ns.
+    sleep_cost: Optional[int] = None
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,14 @@ inline task_spec periodic(const std::string& name, duration run, duration sleep,
     return t;
 }
 
+// A step of a program of steps that takes a constant time (run, sleep, ...).
+inline step_spec timed_step(step_spec::kind kind, duration d) {
+    step_spec st;
+    st.type = kind;
+    st.time = {distribution::kind::constant, d, 0};
+    return st;
+}
+
 inline repetition_result run_one(const scenario& sc) {
     run_result r = simulate(sc);
     REQUIRE(r.repetitions.size() == 1);

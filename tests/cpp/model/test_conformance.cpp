@@ -30,6 +30,7 @@ using model_test::burner;
 using model_test::find;
 using model_test::periodic;
 using model_test::run_one;
+using model_test::timed_step;
 
 constexpr duration us = nsec_per_usec;
 constexpr duration ms = nsec_per_msec;
@@ -494,6 +495,47 @@ TEST_CASE("timer_slack and idle_exit_latency: a lone periodic task is late by sl
             const latency_figures rt = latencies(find(run_one(sc), "p").lateness);
             CHECK(rt.min == exit + rl);
             CHECK(rt.max == rt.min);
+        }
+    }
+}
+
+// sleep_cost: the CPU time of a sleep's system call and of the wakeup's way back to user
+// space runs in the sleeper's context, so update_curr() charges it to the sleeper; the model
+// adds it to the run after each sleep. A lone periodic task (300 us every 5.3 ms from
+// 0.7 ms; its last burst ends at 997.5 ms, before the end) runs one burst per sleep, and
+// every burst but the first (at its fork) follows a sleep: runtime = n x 300 us + (n - 1) x
+// cost with n its sleeps. Its lateness, which ends at its first run, does not change. A
+// program of steps pays it at each blocking step: run 200 us, sleep 1.8 ms, repeated, ends
+// each of its n sleeps and is cut by the end during a run of at most 200 us + cost.
+const bool cov_sleep_cost = covers("sleep_cost", {"sleep_cost_ns"}, sampled);
+TEST_CASE("sleep_cost: each sleep charges the sleeper that much CPU time when it next runs") {
+    for (const kernel_version k : sampled) {
+        for (const duration cost : {duration{0}, 40 * us}) {
+            INFO(k.str() << " sleep_cost " << cost);
+            scenario sc = machine(k);
+            sc.machine.sleep_cost_ns = cost;
+            sc.tasks = {timer_task("p", 300 * us, 5'300 * us, 700 * us)};
+            const repetition_result r = run_one(sc);
+            const task_result& p = find(r, "p");
+            const auto n = static_cast<duration>(p.nvcsw);
+            REQUIRE(n > 150);
+            CHECK(p.sum_exec_runtime == n * 300 * us + (n - 1) * cost);
+            const latency_figures late = latencies(p.lateness);
+            CHECK(late.min == sc.machine.idle_exit_latency_ns + sc.machine.resched_latency_ns);
+            CHECK(late.max == late.min);
+
+            task_spec steps = periodic("s", 0, 0);
+            steps.behaviour.type = behaviour_spec::kind::steps;
+            steps.behaviour.steps.phases = {{-1,
+                                             {timed_step(step_spec::kind::run, 200 * us),
+                                              timed_step(step_spec::kind::sleep, 1800 * us)}}};
+            sc.tasks = {steps};
+            const task_result& s = find(run_one(sc), "s");
+            const auto sleeps = static_cast<duration>(s.nvcsw);
+            REQUIRE(sleeps > 400);
+            const duration paid = sleeps * 200 * us + (sleeps - 1) * cost;
+            CHECK(s.sum_exec_runtime >= paid);
+            CHECK(s.sum_exec_runtime <= paid + 200 * us + cost);
         }
     }
 }
@@ -1705,11 +1747,11 @@ TEST_CASE("every feature and every machine override has a conformance test") {
                                   latency_ns, min_granularity_ns, wakeup_granularity_ns, features,
                                   cpusets, delta_mode, resched_latency_ns, irq_time_accounting,
                                   tick_irq_ns, nohz_idle, timer_slack_ns, idle_exit_latency_ns,
-                                  ipi_latency_ns, tick_latency, cgroup_version, autogroup,
-                                  shares_to_weight, cfs_bandwidth_slice_ns, smt_throughput,
-                                  sched_rt_runtime, sched_rt_period, sched_rr_timeslice,
-                                  rt_group_sched, fair_server_runtime, fair_server_period] =
-        machine_spec{};
+                                  ipi_latency_ns, tick_latency, sleep_cost_ns, cgroup_version,
+                                  autogroup, shares_to_weight, cfs_bandwidth_slice_ns,
+                                  smt_throughput, sched_rt_runtime, sched_rt_period,
+                                  sched_rr_timeslice, rt_group_sched, fair_server_runtime,
+                                  fair_server_period] = machine_spec{};
     struct override_field {
         const char* name;
         std::vector<kernel_version> releases; // where it applies
@@ -1731,6 +1773,7 @@ TEST_CASE("every feature and every machine override has a conformance test") {
         {"idle_exit_latency_ns", sampled},
         {"ipi_latency_ns", sampled},
         {"tick_latency", sampled},
+        {"sleep_cost_ns", sampled},
         {"smt_throughput", sampled},
         {"sched_rt_runtime", sampled},
         {"sched_rt_period", sampled},

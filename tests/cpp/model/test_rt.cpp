@@ -23,6 +23,7 @@ using model_test::find;
 using model_test::periodic;
 using model_test::rt_burner;
 using model_test::run_one;
+using model_test::timed_step;
 
 constexpr duration ms = nsec_per_msec;
 constexpr duration us = nsec_per_usec;
@@ -171,13 +172,6 @@ TEST_CASE("6.12+: a fair server that finds only sleepers stops and keeps its bud
 }
 
 namespace {
-
-step_spec timed_step(step_spec::kind kind, duration d) {
-    step_spec st;
-    st.type = kind;
-    st.time = {distribution::kind::constant, d, 0};
-    return st;
-}
 
 // One CPU: a SCHED_FIFO 50 task that sleeps 10 ms, then burns; a fair task that runs 1 ms
 // and sleeps 1.2 s, in a loop. Both fork at 0, which starts the fair server.

@@ -564,7 +564,11 @@ HOST_COSTS = {
     "machine.tick_latency": {"dist": "uniform", "low": "7us", "high": "26us"},
     "machine.ipi_latency": "24us",
     "machine.idle_exit_latency": "24us",
+    "machine.sleep_cost": "12us",
 }
+FREE_SLEEP = {"machine.sleep_cost": "0s"}
+# The 10 us / 2 ms timer loop the sleep_cost above is measured with: cyclic-1.toml.
+SLEEP_LOOP = {"tasks.cyclic.behaviour.run": "10us", "tasks.cyclic.behaviour.period": "2ms"}
 # A 1 ms / 10 ms timer loop beside a burner: cyclic-1.toml with 1 ms runs, 3 s windows.
 LOOP_1MS = {"tasks.cyclic.behaviour.run": "1ms", "length": "4s", "window": ["1s", "4s"]}
 
@@ -749,18 +753,38 @@ def long_slice_switches(values: Mapping[str, Any]) -> float:
     return float(alike(summary(c, e)["nivcsw_per_s"] for e in ("cyclic", "burner")))
 
 
-def two_rhythms() -> tuple[Any, ...]:
-    """The 112 µs what-if with a 3 ms slice: the wait (ms) and spacing (wakeups) of the one
-    repetition in a rhythm of its own, those of the other two, the model's mean lateness
-    (µs) and the host's range."""
-    values = with_slice("3ms", "112us")
-    rhythms = sorted(
-        (wait_spacing(values, i) for i in repetitions_of(1, values)), key=lambda r: r[0]
+def spacings(values: Mapping[str, Any]) -> tuple[float, float]:
+    """How many wakeups from one wait of more than 1 ms to the next (wait_spacing()), the same
+    in every repetition, with the base slice and with 3 ms, with ``values``."""
+    found = []
+    for s in (None, "3ms"):
+        v = {**with_slice(s), **values}
+        found.append(alike(wait_spacing(v, i)[0] for i in repetitions_of(1, v)))
+    return found[0], found[1]
+
+
+def charged(c: libsched.Comparison) -> float:
+    """The cyclic task's CPU time per wakeup in the window (µs), the same in every
+    repetition."""
+    return float(
+        alike(
+            t["window_runtime"] / t["window_nvcsw"] / 1e3
+            for t in (task(c, "cyclic", i) for i in range(len(c.result["repetitions"])))
+        )
     )
-    (spacing, wait), odd = alike((round(a), round(b)) for a, b in rhythms[:2]), rhythms[2]
-    host = dash_span((t["lateness"]["mean"] / 1e3 for t in host_cyclic("3ms")), ".0f")
-    mean = lateness(comparison(cyclic(1), values), "mean")
-    return odd[1], odd[0], wait, spacing, mean, host
+
+
+def host_loop(which: str) -> tuple[str, str]:
+    """The range of the 10 us / 2 ms loop's CPU time per wakeup in the repetitions' windows
+    in host-6.18-sleep-cost-WHICH.json, and of that less its 10 µs of work (µs)."""
+    doc = host_document(f"examples/latency/data/host-6.18-sleep-cost-{which}.json")
+    charged = [
+        t["window_runtime"] / t["window_nvcsw"] / 1e3
+        for r in doc["repetitions"]
+        for t in r["tasks"]
+        if t["name"] == "cyclic"
+    ]
+    return dash_span(charged, ".1f"), dash_span((x - 10 for x in charged), ".1f")
 
 
 def wait_spacing(values: Mapping[str, Any], index: int) -> tuple[float, float]:
@@ -1605,6 +1629,22 @@ FIGURES = [
         cyclic(0),
         lambda c: pct(simulated(c, "cyclic", "share")),
     ),
+    # CPU time charged per sleep: a 10 us / 2 ms loop, on a busy and on an idle CPU.
+    Figure(
+        DOC,
+        'beside the burner on CPU 1 the host charged the loop {} µs per period (`se.sum_exec_runtime` over the window\'s wakeups), {} µs more than its work; the model with `sleep_cost = "12us"` charges {:.0f} µs.',
+        cyclic(1),
+        lambda c: (
+            *host_loop("busy"),
+            charged(comparison(cyclic(1), {**HOST_COSTS, **SLEEP_LOOP})),
+        ),
+    ),
+    Figure(
+        DOC,
+        "the same loop was charged {} µs per period, {} µs over its work",
+        cyclic(0),
+        lambda c: host_loop("idle"),
+    ),
     # A requested slice (sched_setattr, 6.12+): cyclic-1.toml with the host's costs.
     *(
         Figure(
@@ -1637,16 +1677,31 @@ FIGURES = [
     ),
     Figure(
         DOC,
-        "in the model the waits come every {:.0f}nd wakeup with the base slice and every {:.0f}th with 3 ms",
+        "the waits come every {:.0f}th wakeup with the base slice and every {:.0f}th with 3 ms, in the model as on the host",
         cyclic(1),
-        lambda c: tuple(
-            alike(wait_spacing(with_slice(s), i)[0] for i in repetitions_of(1, with_slice(s)))
-            for s in (None, "3ms")
+        lambda c: spacings({}),
+    ),
+    Figure(
+        DOC,
+        "the waits come every {:.0f}nd and {:.0f}th wakeup (mean lateness {:.0f} and {:.0f} µs)",
+        cyclic(1),
+        lambda c: (
+            *spacings(FREE_SLEEP),
+            *(
+                lateness(comparison(cyclic(1), {**with_slice(s), **FREE_SLEEP}), "mean")
+                for s in (None, "3ms")
+            ),
         ),
     ),
     Figure(
         DOC,
-        "The host charges the worker {} µs per period",
+        "the model {:.0f} µs with `sleep_cost`",
+        cyclic(1),
+        lambda c: charged(comparison(cyclic(1), with_slice(None))),
+    ),
+    Figure(
+        DOC,
+        "the host charges the worker {} µs per period",
         cyclic(1),
         lambda c: dash_span(
             (
@@ -1655,19 +1710,6 @@ FIGURES = [
                 for t in host_cyclic(s)
             ),
             ".0f",
-        ),
-    ),
-    Figure(
-        DOC,
-        "with 112 µs of work the model's waits come every {:.0f}th wakeup with the base slice (mean {:.0f} µs, host {})",
-        cyclic(1),
-        lambda c: (
-            alike(
-                wait_spacing(with_slice(None, "112us"), i)[0]
-                for i in repetitions_of(1, with_slice(None, "112us"))
-            ),
-            lateness(comparison(cyclic(1), with_slice(None, "112us")), "mean"),
-            dash_span((t["lateness"]["mean"] / 1e3 for t in host_cyclic(None)), ".0f"),
         ),
     ),
     Figure(
@@ -1682,12 +1724,6 @@ FIGURES = [
             for i in repetitions_of(1, with_slice("3ms"))
             for key in ("p99_9", "max")
         ),
-    ),
-    Figure(
-        DOC,
-        "one seed settles into {:.0f} ms waits every {:.0f}th wakeup, the other two into {:.0f} ms waits every {:.0f}th; its mean is {:.0f} µs (host {})",
-        cyclic(1),
-        lambda c: two_rhythms(),
     ),
     Figure(
         DOC,
@@ -1752,14 +1788,14 @@ FIGURES = [
     ),
     Figure(
         DOC,
-        "172–178 ms per window on the host, {:.0f} ms in the model ({:.0f} ms with the 112 µs what-if)",
+        "172–178 ms per window on the host, {:.0f} ms in the model ({:.0f} ms without `sleep_cost`)",
         cyclic(1),
         lambda c: tuple(
             alike(
                 round(sum(w for w in wakeup_waits(1, v, i) if w > 1_000_000) / 1e6)
                 for i in repetitions_of(1, v)
             )
-            for v in (NICE5, {**NICE5, "tasks.cyclic.behaviour.run": "112us"})
+            for v in (NICE5, {**NICE5, **FREE_SLEEP})
         ),
     ),
     Figure(

@@ -88,10 +88,12 @@ public:
     static constexpr des::event_order renice_order = 4;
     static constexpr des::event_order affinity_order = 4;
 
-    // timer_slack: the slack of a task that does not set its own (machine.timer_slack).
-    workload(des::simulator& sim, Core& c, observer<Core>& obs, duration timer_slack)
-        : sim_(sim), core_(c), obs_(obs), timer_slack_(timer_slack), fork_h_(this), exit_h_(this),
-          renice_h_(this), affinity_h_(this) {
+    // timer_slack: the slack of a task that does not set its own (machine.timer_slack);
+    // sleep_cost: machine.sleep_cost.
+    workload(des::simulator& sim, Core& c, observer<Core>& obs, duration timer_slack,
+             duration sleep_cost)
+        : sim_(sim), core_(c), obs_(obs), timer_slack_(timer_slack), sleep_cost_(sleep_cost),
+          fork_h_(this), exit_h_(this), renice_h_(this), affinity_h_(this) {
         for (int cpu = 0; cpu < c.nr_cpus(); ++cpu)
             cpus_.push_back(
                 std::make_unique<cpu_timers>(sim, this, static_cast<std::uint64_t>(cpu)));
@@ -377,6 +379,7 @@ private:
             return;
         }
         t.state = task_state::sleeping;
+        pg.budget += sleep_cost_;
         arm_sleep(pg, sleep);
         core_.schedule(t);
     }
@@ -624,7 +627,7 @@ private:
         if (sleep)
             arm_sleep(pg, *sleep);
         core_.schedule(pg.t);
-        pg.budget = 0;
+        pg.budget = sleep_cost_;
     }
 
     // A blocked task woken by the running one (a resume, a sem_post, a pipe_write):
@@ -743,6 +746,7 @@ private:
     Core& core_;
     observer<Core>& obs_;
     duration timer_slack_;
+    duration sleep_cost_; // machine.sleep_cost: charged at the next run after each sleep
     std::vector<std::unique_ptr<program>> programs_;
     std::vector<std::unique_ptr<cpu_timers>> cpus_;
     // Names to indices, looked up only while programs are added.

@@ -226,6 +226,7 @@ inline void check_machine(const machine_spec& m, const valid_bases& b, validatio
         {"machine.tick_irq", m.tick_irq_ns},
         {"machine.idle_exit_latency", m.idle_exit_latency_ns},
         {"machine.ipi_latency", m.ipi_latency_ns},
+        {"machine.sleep_cost", m.sleep_cost_ns},
     };
     const distribution& tl = m.tick_latency;
     switch (tl.type) {
