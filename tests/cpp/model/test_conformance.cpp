@@ -530,7 +530,8 @@ TEST_CASE("sleep_cost: each sleep charges the sleeper that much CPU time when it
                                              {timed_step(step_spec::kind::run, 200 * us),
                                               timed_step(step_spec::kind::sleep, 1800 * us)}}};
             sc.tasks = {steps};
-            const task_result& s = find(run_one(sc), "s");
+            const repetition_result stepped = run_one(sc);
+            const task_result& s = find(stepped, "s");
             const auto sleeps = static_cast<duration>(s.nvcsw);
             REQUIRE(sleeps > 400);
             const duration paid = sleeps * 200 * us + (sleeps - 1) * cost;
