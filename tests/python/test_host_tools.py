@@ -1,6 +1,6 @@
-"""tools/host-measure/balance_trace.py, ipi_latency.py, tick_latency.py and timer_wakeup.py:
-what they make
-of bpftrace's output, and what they do without root or bpftrace. The runs on this host need
+"""tools/host-measure/balance_trace.py, ipi_latency.py, tick_latency.py, timer_wakeup.py and
+sleep_cost.py: what they make of bpftrace's or libsched.measure's output, and what they do
+without root or bpftrace. The runs on this host need
 both and skip without them; they check what holds on any host, busy or not, not the host's
 figures."""
 
@@ -228,6 +228,63 @@ def test_ipi_latency_prints_machine_lines_on_this_host() -> None:
     assert lines[2] == "[machine]"
     assert re.match(r'ipi_latency = "\d+us"', lines[3])
     assert re.match(r'idle_exit_latency = "\d+us"', lines[4])
+
+
+def loop_result(*per_repetition: tuple[int, int]) -> dict[str, object]:
+    """A measured document whose timer loop ran (window_runtime, window_nvcsw) in each
+    repetition, beside a burner."""
+    return {
+        "repetitions": [
+            {
+                "tasks": [
+                    {"name": "burner", "window_runtime": 10**9, "window_nvcsw": 0},
+                    {"name": "loop", "window_runtime": runtime, "window_nvcsw": wakeups},
+                ]
+            }
+            for runtime, wakeups in per_repetition
+        ]
+    }
+
+
+def test_sleep_cost_is_the_loops_time_per_wakeup_less_its_work() -> None:
+    sc = load("sleep_cost")
+    # 2,500 wakeups charged 55 ms: 22 µs each, 12 µs over the 10 µs of work.
+    busy = sc.costs(loop_result((55_000_000, 2_500), (57_500_000, 2_500), (53_760_000, 2_400)))
+    assert busy == pytest.approx([12_000, 13_000, 12_400])
+    idle = sc.costs(loop_result((92_500_000, 2_500)))
+    assert idle == pytest.approx([27_000])
+    assert sc.machine_line(busy, idle) == (
+        'sleep_cost = "12us"  # beside a busy loop; 27 µs on an idle CPU'
+    )
+    assert sc.describe("alone", idle) == "alone: 27.0 µs per sleep (27.0 µs in 1 repetitions)"
+    with pytest.raises(RuntimeError, match="did not sleep"):
+        sc.costs(loop_result((10**9, 0)))
+
+
+def test_sleep_cost_without_root_says_so_and_does_nothing(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sc = load("sleep_cost")
+    monkeypatch.setattr(sc.os, "geteuid", lambda: 1000)
+    monkeypatch.setattr(sc.libsched, "measure", lambda *a, **k: pytest.fail("measured"))
+    monkeypatch.setattr(sys, "argv", ["sleep_cost.py"])
+    assert sc.main() == 0
+    assert capsys.readouterr().out == "sleep_cost: needs root; nothing done\n"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root")
+def test_sleep_cost_prints_a_machine_line_on_this_host() -> None:
+    done = tool("sleep_cost", "--seconds", "0.5", "--repetitions", "1")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert [line.split(":")[0] for line in lines[:2]] == [
+        f"beside a busy loop on CPU {max(os.sched_getaffinity(0))}",
+        f"alone on CPU {max(os.sched_getaffinity(0))}",
+    ]
+    assert lines[2] == "[machine]"
+    assert re.fullmatch(
+        r'sleep_cost = "\d+us"  # beside a busy loop; \d+ µs on an idle CPU', lines[3]
+    )
 
 
 @pytest.mark.skipif(not CAN_TRACE, reason="needs root, bpftrace and BTF")
