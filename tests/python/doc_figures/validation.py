@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import collections
 import functools
 import json
 import statistics
@@ -785,6 +786,25 @@ def host_loop(which: str) -> tuple[str, str]:
         if t["name"] == "cyclic"
     ]
     return dash_span(charged, ".1f"), dash_span((x - 10 for x in charged), ".1f")
+
+
+def with_other_work(values: Mapping[str, Any], measured: str) -> dict[str, Any]:
+    """``values`` on cyclic-1.toml with every thread of the host's own work in the stored
+    measurement ``measured`` added as tasks (``libsched.other_work_tasks``, no minimum)."""
+    with open(ROOT / "examples/latency/data" / measured, encoding="utf-8") as f:
+        others = libsched.other_work_tasks(json.load(f), min_share=0.0)
+    base = libsched.Scenario.from_file(ROOT / cyclic(1)).get("tasks")
+    return {**values, "tasks": base + others}
+
+
+def rhythm(values: Mapping[str, Any], index: int) -> str:
+    """The waits of more than 1 ms of repetition ``index`` of cyclic-1.toml, of 2 ms and of
+    4 ms (no other length): "10 / 9"."""
+    sizes = collections.Counter(
+        round(w / 1e6) for w in wakeup_waits(1, values, index) if w > 1_000_000
+    )
+    assert set(sizes) <= {2, 4}, sizes
+    return f"{sizes[2]} / {sizes[4]}"
 
 
 def wait_spacing(values: Mapping[str, Any], index: int) -> tuple[float, float]:
@@ -1723,6 +1743,15 @@ FIGURES = [
             )
             for i in repetitions_of(1, with_slice("3ms"))
             for key in ("p99_9", "max")
+        ),
+    ),
+    Figure(
+        DOC,
+        "ten threads whose runs average 0.02 to 3.5 ms), its three repetitions have {}, {} and {} waits of 2 / 4 ms",
+        cyclic(1),
+        lambda c: tuple(
+            rhythm(with_other_work(with_slice("3ms"), "host-6.18-cyclic-1-slice-3ms.json"), i)
+            for i in repetitions_of(1, with_slice("3ms"))
         ),
     ),
     Figure(
