@@ -541,6 +541,33 @@ TEST_CASE("sleep_cost: each sleep charges the sleeper that much CPU time when it
     }
 }
 
+// The sleep_cost is kernel mode (the way back from the sleep to user space): a tick that
+// finds the task in it counts as system time. A task woken every 5.25 ms from 0.7 ms at
+// HZ 1000 runs 1 ms each time, and its wakeups fall 0.7, 0.95, 0.2 and 0.45 ms after a
+// tick, so the one tick of each run comes 0.05 to 0.8 ms into it: in the first 900 us of
+// kernel time when the cost is 900 us and the work 100 us, after the first 20 us when the
+// cost is 20 us and the work 980 us.
+TEST_CASE("sleep_cost: a tick during it finds the task in kernel mode") {
+    for (const kernel_version k : sampled) {
+        INFO(k.str());
+        const auto run = [&](duration cost, duration work) {
+            scenario sc = machine(k);
+            sc.machine.sleep_cost_ns = cost;
+            sc.tasks = {timer_task("p", work, 5'250 * us, 700 * us)};
+            const repetition_result r = run_one(sc);
+            const task_result& p = find(r, "p");
+            REQUIRE(p.nvcsw > 150);
+            return std::pair{p.ru_utime_us, p.ru_stime_us}; // getrusage() at the end
+        };
+        const auto [kernel_utime, kernel_stime] = run(900 * us, 100 * us);
+        CHECK(kernel_utime == 0);
+        CHECK(kernel_stime > 150'000);
+        const auto [user_utime, user_stime] = run(20 * us, 980 * us);
+        CHECK(user_utime > 150'000);
+        CHECK(user_stime == 0);
+    }
+}
+
 // A busy CPU's tick expires a range timer early (__hrtimer_run_queues(): at the CPU's
 // hrtimer interrupt every timer whose soft expiry has passed runs): beside a burner the
 // CPU's tick runs at every whole millisecond (HZ 1000), so p, due at 0.7 ms + k x 5.3 ms with

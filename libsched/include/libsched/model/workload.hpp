@@ -142,6 +142,7 @@ public:
     void switched_in(task& t) {
         program& pg = of(t);
         pg.runtime_at_switch_in = t.se.sum_exec_runtime;
+        pg.kernel_until = t.se.sum_exec_runtime + pg.kernel_left;
         // A runtime step ends by the wall clock, however long it waited.
         if (pg.st && pg.st->runtime_end)
             pg.budget = std::max<duration>(*pg.st->runtime_end - sim_.now(), 0);
@@ -156,12 +157,18 @@ public:
         program& pg = of(t);
         if (pg.budget != unlimited)
             pg.budget -= t.se.sum_exec_runtime - pg.runtime_at_switch_in;
+        pg.kernel_left = std::max<duration>(pg.kernel_until - t.se.sum_exec_runtime, 0);
         pg.burst.cancel();
         if (pg.clock_reads > 0)
             cpus_[static_cast<std::size_t>(t.cpu)]->clock_read.cancel();
     }
+    // In kernel mode while the task runs the sleep_cost of its last sleep (the way back
+    // from it to user space), else by its system_share.
     bool tick_in_kernel_mode(task& t) {
-        const double share = of(t).system_share;
+        const program& pg = of(t);
+        if (pg.kernel_left > 0 && core_.task_sched_runtime(t) < pg.kernel_until)
+            return true;
+        const double share = pg.system_share;
         return share > 0.0 && sim_.rng().uniform01() < share;
     }
 
@@ -382,6 +389,7 @@ private:
         pg.budget += sleep_cost_;
         arm_sleep(pg, sleep);
         core_.schedule(t);
+        pg.kernel_left = sleep_cost_; // after switched_out(), which keeps what is left
     }
 
     // ---- programs of steps (rt-app's events) ----
@@ -628,6 +636,7 @@ private:
             arm_sleep(pg, *sleep);
         core_.schedule(pg.t);
         pg.budget = sleep_cost_;
+        pg.kernel_left = sleep_cost_; // after switched_out(), which keeps what is left
     }
 
     // A blocked task woken by the running one (a resume, a sem_post, a pipe_write):
@@ -730,6 +739,8 @@ private:
         bool nice_clamped = false;
         duration budget = unlimited; // CPU time left in the current burst
         duration runtime_at_switch_in = 0;
+        duration kernel_left = 0;  // of the last sleep's sleep_cost, the part not yet run
+        duration kernel_until = 0; // while it runs: the runtime at which that part ends
         bool exit_pending = false;
         sim_time release = 0; // absolute timer: when the current burst was due
         sim_time soft = 0;    // the pending sleep's soft expiry
