@@ -662,8 +662,8 @@ inline int cmd_host(const std::string& proc, const std::string& sysfs, std::ostr
             << "\"  # the deepest enabled idle state: " << w.idle_exit_state << '\n';
     else
         out << "# idle_exit_latency: no cpuidle states (no cpuidle driver)\n";
-    out << "# ipi_latency, tick_latency: not readable from the host (tools/host-measure: "
-           "ipi_latency.py, tick_latency.py measure them)\n";
+    out << "# ipi_latency, tick_latency, sleep_cost: not readable from the host "
+           "(tools/host-measure: ipi_latency.py, tick_latency.py, sleep_cost.py measure them)\n";
     if (!w.states.empty()) {
         out << "\n# cpuidle driver " << (w.cpuidle_driver.empty() ? "?" : w.cpuidle_driver)
             << ", the first CPU's states: exit latency, target residency\n";
