@@ -723,6 +723,7 @@ def batch_waits() -> tuple[int, int]:
 
 
 NICE5 = {**HOST_COSTS, "tasks.cyclic.nice": 5}
+NICE5_OFF_GRID = {**NICE5, "tasks.cyclic.start": "2ms"}
 
 
 def weight_row(values: Mapping[str, Any], name: str) -> tuple[Any, ...]:
@@ -1825,6 +1826,18 @@ FIGURES = [
                 for i in repetitions_of(1, v)
             )
             for v in (NICE5, {**NICE5, **FREE_SLEEP})
+        ),
+    ),
+    Figure(
+        DOC,
+        'with the task\'s timer 2 ms off the tick grid (`start = "2ms"`) its three repetitions have {}, {} and {} waits of 2 / 4 ms, {:.0f}, {:.0f} and {:.0f} ms in all',
+        cyclic(1),
+        lambda c: (
+            *(rhythm(NICE5_OFF_GRID, i) for i in repetitions_of(1, NICE5_OFF_GRID)),
+            *(
+                sum(w for w in wakeup_waits(1, NICE5_OFF_GRID, i) if w > 1_000_000) / 1e6
+                for i in repetitions_of(1, NICE5_OFF_GRID)
+            ),
         ),
     ),
     Figure(
