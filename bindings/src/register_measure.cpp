@@ -75,12 +75,11 @@ json topology_json(const cpu_topology& t) {
 // The machine's costs that differ from their defaults: a host has its own.
 json costs_set(const machine_spec& m) {
     const machine_spec d{};
-    const std::array<std::tuple<const char*, duration, duration>, 5> costs = {{
+    const std::array<std::tuple<const char*, duration, duration>, 4> costs = {{
         {"resched_latency", m.resched_latency_ns, d.resched_latency_ns},
         {"tick_irq", m.tick_irq_ns, d.tick_irq_ns},
         {"idle_exit_latency", m.idle_exit_latency_ns, d.idle_exit_latency_ns},
         {"ipi_latency", m.ipi_latency_ns, d.ipi_latency_ns},
-        {"sleep_cost", m.sleep_cost_ns, d.sleep_cost_ns},
     }};
     json set = json::array();
     for (const auto& [name, value, default_value] : costs)
@@ -88,6 +87,8 @@ json costs_set(const machine_spec& m) {
             set.push_back(name);
     if (m.tick_latency != d.tick_latency)
         set.push_back("tick_latency");
+    if (m.sleep_cost != d.sleep_cost)
+        set.push_back("sleep_cost");
     return set;
 }
 

@@ -241,8 +241,9 @@ class ModelProvenance:
     # sleep's hard expiry): {"dist": "constant", "value": ns} or
     # {"dist": "uniform", "low": ns, "high": ns}.
     tick_latency: Optional[dict[str, Any]] = None
-    # CPU time charged to a task for each of its sleeps (machine.sleep_cost), ns.
-    sleep_cost: Optional[int] = None
+    # CPU time charged to a task for each of its sleeps (machine.sleep_cost), as
+    # tick_latency: {"dist": "constant", "value": ns} or a uniform.
+    sleep_cost: Optional[dict[str, Any]] = None
 
 
 @dataclass(frozen=True)

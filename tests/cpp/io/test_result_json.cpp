@@ -59,7 +59,7 @@ TEST_CASE("the provenance names the model, its release and every parameter in ef
     sc.machine.online_cpus = 8;
     sc.machine.features["run_to_parity"] = false;
     sc.machine.tick_latency = {distribution::kind::uniform, 10'000, 30'000};
-    sc.machine.sleep_cost_ns = 12'000;
+    sc.machine.sleep_cost = distribution{distribution::kind::constant, 12'000};
     run_result r = sample_run::result();
     r.provenance = simulated_provenance(sc, make_fair_params(sc.machine), 41);
     const nlohmann::json p = to_json(r, sc)["provenance"];
@@ -84,7 +84,7 @@ TEST_CASE("the provenance names the model, its release and every parameter in ef
     CHECK(p["model"]["calc_delta"] == "inverse");
     CHECK(p["model"]["resched_latency"] == 1'000);
     CHECK(p["model"]["tick_irq"] == 2'000);
-    CHECK(p["model"]["sleep_cost"] == 12'000);
+    CHECK(p["model"]["sleep_cost"] == nlohmann::json{{"dist", "constant"}, {"value", 12'000}});
     CHECK(p["model"]["seed"] == 41);
     CHECK(p["model"]["tick_latency"] ==
           nlohmann::json{{"dist", "uniform"}, {"low", 10'000}, {"high", 30'000}});

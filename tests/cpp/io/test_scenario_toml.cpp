@@ -79,7 +79,7 @@ calc_delta = "exact"
 resched_latency = "2us"
 irq_time_accounting = false
 tick_irq = "500ns"
-sleep_cost = "12us"
+sleep_cost = { dist = "uniform", low = "3us", high = "21us" }
 tick_latency = { dist = "uniform", low = "12us", high = "40us" }
 [machine.features]
 GENTLE_FAIR_SLEEPERS = false
@@ -135,7 +135,7 @@ tolerance = { share = 0.005, ratio = 0.03 }
     CHECK(m.resched_latency_ns == 2'000);
     CHECK_FALSE(m.irq_time_accounting);
     CHECK(m.tick_irq_ns == 500);
-    CHECK(m.sleep_cost_ns == 12'000);
+    CHECK(m.sleep_cost == distribution{distribution::kind::uniform, 3'000, 21'000});
     CHECK(m.tick_latency == distribution{distribution::kind::uniform, 12'000, 40'000});
     CHECK(m.features == std::map<std::string, bool>{{"GENTLE_FAIR_SLEEPERS", false}});
 

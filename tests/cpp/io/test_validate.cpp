@@ -207,10 +207,21 @@ TEST_CASE("reschedule latency and tick interrupt fit within one tick") {
     sc.machine.resched_latency_ns = 4 * nsec_per_msec - 1;
     CHECK_NOTHROW(validate(sc));
     CHECK(rejected([](scenario& s) { s.machine.tick_irq_ns = -5; }).field == "machine.tick_irq");
-    CHECK(rejected([](scenario& s) { s.machine.sleep_cost_ns = -1; }).field ==
-          "machine.sleep_cost");
-    CHECK(rejected([](scenario& s) { s.machine.sleep_cost_ns = 4 * nsec_per_msec; }).field ==
-          "machine.sleep_cost");
+    CHECK(rejected([](scenario& s) {
+              s.machine.sleep_cost = distribution{distribution::kind::constant, -1};
+          }).field == "machine.sleep_cost");
+    CHECK(rejected([](scenario& s) {
+              s.machine.sleep_cost = distribution{distribution::kind::constant, 4 * nsec_per_msec};
+          }).field == "machine.sleep_cost");
+    CHECK(rejected([](scenario& s) {
+              s.machine.sleep_cost = {distribution::kind::uniform, 0, 4 * nsec_per_msec};
+          }).field == "machine.sleep_cost.high");
+    CHECK(rejected([](scenario& s) {
+              s.machine.sleep_cost = {distribution::kind::uniform, 20'000, 10'000};
+          }).field == "machine.sleep_cost");
+    CHECK(rejected([](scenario& s) {
+              s.machine.sleep_cost = {distribution::kind::exponential, 10'000, 0};
+          }).field == "machine.sleep_cost");
 }
 
 TEST_CASE("length, window and repetitions") {

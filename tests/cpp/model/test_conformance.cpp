@@ -507,13 +507,13 @@ TEST_CASE("timer_slack and idle_exit_latency: a lone periodic task is late by sl
 // cost with n its sleeps. Its lateness, which ends at its first run, does not change. A
 // program of steps pays it at each blocking step: run 200 us, sleep 1.8 ms, repeated, ends
 // each of its n sleeps and is cut by the end during a run of at most 200 us + cost.
-const bool cov_sleep_cost = covers("sleep_cost", {"sleep_cost_ns"}, sampled);
+const bool cov_sleep_cost = covers("sleep_cost", {"sleep_cost"}, sampled);
 TEST_CASE("sleep_cost: each sleep charges the sleeper that much CPU time when it next runs") {
     for (const kernel_version k : sampled) {
         for (const duration cost : {duration{0}, 40 * us}) {
             INFO(k.str() << " sleep_cost " << cost);
             scenario sc = machine(k);
-            sc.machine.sleep_cost_ns = cost;
+            sc.machine.sleep_cost = distribution{distribution::kind::constant, cost};
             sc.tasks = {timer_task("p", 300 * us, 5'300 * us, 700 * us)};
             const repetition_result r = run_one(sc);
             const task_result& p = find(r, "p");
@@ -541,6 +541,25 @@ TEST_CASE("sleep_cost: each sleep charges the sleeper that much CPU time when it
     }
 }
 
+// A uniform sleep_cost is drawn for each sleep (keyed by the task and the instant, apart
+// from the seeded stream): the lone periodic task's runtime lies strictly between what the
+// bounds would charge, and a second run gives the same.
+TEST_CASE("sleep_cost: a uniform one is drawn for each sleep within its bounds") {
+    for (const kernel_version k : sampled) {
+        INFO(k.str());
+        scenario sc = machine(k);
+        sc.machine.sleep_cost = {distribution::kind::uniform, 10 * us, 50 * us};
+        sc.tasks = {timer_task("p", 300 * us, 5'300 * us, 700 * us)};
+        const repetition_result r = run_one(sc);
+        const task_result& p = find(r, "p");
+        const auto n = static_cast<duration>(p.nvcsw);
+        REQUIRE(n > 150);
+        CHECK(p.sum_exec_runtime > n * 300 * us + (n - 1) * 10 * us);
+        CHECK(p.sum_exec_runtime < n * 300 * us + (n - 1) * 50 * us);
+        CHECK(find(run_one(sc), "p").sum_exec_runtime == p.sum_exec_runtime);
+    }
+}
+
 // The sleep_cost is kernel mode (the way back from the sleep to user space): a tick that
 // finds the task in it counts as system time. A task woken every 5.25 ms from 0.7 ms at
 // HZ 1000 runs 1 ms each time, and its wakeups fall 0.7, 0.95, 0.2 and 0.45 ms after a
@@ -552,7 +571,7 @@ TEST_CASE("sleep_cost: a tick during it finds the task in kernel mode") {
         INFO(k.str());
         const auto run = [&](duration cost, duration work) {
             scenario sc = machine(k);
-            sc.machine.sleep_cost_ns = cost;
+            sc.machine.sleep_cost = distribution{distribution::kind::constant, cost};
             sc.tasks = {timer_task("p", work, 5'250 * us, 700 * us)};
             const repetition_result r = run_one(sc);
             const task_result& p = find(r, "p");
@@ -1775,7 +1794,7 @@ TEST_CASE("every feature and every machine override has a conformance test") {
                                   latency_ns, min_granularity_ns, wakeup_granularity_ns, features,
                                   cpusets, delta_mode, resched_latency_ns, irq_time_accounting,
                                   tick_irq_ns, nohz_idle, timer_slack_ns, idle_exit_latency_ns,
-                                  ipi_latency_ns, tick_latency, sleep_cost_ns, cgroup_version,
+                                  ipi_latency_ns, tick_latency, sleep_cost, cgroup_version,
                                   autogroup, shares_to_weight, cfs_bandwidth_slice_ns,
                                   smt_throughput, sched_rt_runtime, sched_rt_period,
                                   sched_rr_timeslice, rt_group_sched, fair_server_runtime,
@@ -1801,7 +1820,7 @@ TEST_CASE("every feature and every machine override has a conformance test") {
         {"idle_exit_latency_ns", sampled},
         {"ipi_latency_ns", sampled},
         {"tick_latency", sampled},
-        {"sleep_cost_ns", sampled},
+        {"sleep_cost", sampled},
         {"smt_throughput", sampled},
         {"sched_rt_runtime", sampled},
         {"sched_rt_period", sampled},

@@ -129,7 +129,7 @@ inline nlohmann::json provenance_json(const provenance& p) {
             {"idle_exit_latency", m->idle_exit_latency_ns},
             {"ipi_latency", m->ipi_latency_ns},
             {"tick_latency", distribution_json(m->tick_latency)},
-            {"sleep_cost", m->sleep_cost_ns},
+            {"sleep_cost", distribution_json(m->sleep_cost)},
             {"seed", m->seed},
             {"smt_throughput", optional_json(m->smt_throughput)},
         };

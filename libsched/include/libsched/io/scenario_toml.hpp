@@ -512,11 +512,12 @@ inline machine_spec read_machine(const toml::node& n, const std::string& field, 
     t.take_into("tick_irq", m.tick_irq_ns, read_duration);
     t.take_into("timer_slack", m.timer_slack_ns, read_duration);
     t.take_into("idle_exit_latency", m.idle_exit_latency_ns, read_duration);
-    t.take_into("sleep_cost", m.sleep_cost_ns, read_duration);
     t.take_into("ipi_latency", m.ipi_latency_ns, read_duration);
-    t.take_into("tick_latency", m.tick_latency, [&log](const toml::node& d, const std::string& f) {
-        return read_distribution(d, f, log);
-    });
+    for (const auto& [key, target] :
+         {std::pair{"tick_latency", &m.tick_latency}, std::pair{"sleep_cost", &m.sleep_cost}})
+        t.take_into(key, *target, [&log](const toml::node& d, const std::string& f) {
+            return read_distribution(d, f, log);
+        });
     t.take_into("cgroup_version", m.cgroup_version, read_int);
     t.take_into("autogroup", m.autogroup, read_bool);
     t.take_into("sched_rt_runtime", m.sched_rt_runtime, read_rt_runtime);

@@ -35,7 +35,7 @@ public:
           core_(sim_, make_fair_params(sc_.machine), costs_of(sc_.machine),
                 topology_of(sc_.machine), *this, std::move(trace)),
           observer_(sim_, core_, sc_),
-          workload_(sim_, core_, observer_, sc_.machine.timer_slack_ns, sc_.machine.sleep_cost_ns) {
+          workload_(sim_, core_, observer_, sc_.machine.timer_slack_ns, sc_.machine.sleep_cost) {
         create_tasks();
         core_.start();
     }

@@ -91,7 +91,7 @@ public:
     // timer_slack: the slack of a task that does not set its own (machine.timer_slack);
     // sleep_cost: machine.sleep_cost.
     workload(des::simulator& sim, Core& c, observer<Core>& obs, duration timer_slack,
-             duration sleep_cost)
+             const des::distribution& sleep_cost)
         : sim_(sim), core_(c), obs_(obs), timer_slack_(timer_slack), sleep_cost_(sleep_cost),
           fork_h_(this), exit_h_(this), renice_h_(this), affinity_h_(this) {
         for (int cpu = 0; cpu < c.nr_cpus(); ++cpu)
@@ -386,10 +386,11 @@ private:
             return;
         }
         t.state = task_state::sleeping;
-        pg.budget += sleep_cost_;
+        const duration cost = draw_sleep_cost(pg);
+        pg.budget += cost;
         arm_sleep(pg, sleep);
         core_.schedule(t);
-        pg.kernel_left = sleep_cost_; // after switched_out(), which keeps what is left
+        pg.kernel_left = cost; // after switched_out(), which keeps what is left
     }
 
     // ---- programs of steps (rt-app's events) ----
@@ -628,6 +629,17 @@ private:
         return step_outcome::done;
     }
 
+    // machine.sleep_cost for a sleep of pg now: a draw keyed by the task and the instant,
+    // which takes nothing from the seeded stream the workloads' random times come from.
+    duration draw_sleep_cost(const program& pg) const {
+        if (sleep_cost_.type == des::distribution::kind::constant)
+            return sleep_cost_.a;
+        return sim_.keyed_draw(sleep_cost_, sleep_cost_key | pg.index,
+                               static_cast<std::uint64_t>(sim_.now()));
+    }
+    // Apart from the keys of the CPUs' timer-interrupt draws, which are CPU numbers.
+    static constexpr std::uint64_t sleep_cost_key = std::uint64_t{1} << 63;
+
     // The running task blocks: on a sleep timer of `sleep` (hrtimer_nanosleep()), or until
     // another task wakes it. It goes on with its program when it next runs.
     void block(program& pg, std::optional<duration> sleep = std::nullopt) {
@@ -635,8 +647,8 @@ private:
         if (sleep)
             arm_sleep(pg, *sleep);
         core_.schedule(pg.t);
-        pg.budget = sleep_cost_;
-        pg.kernel_left = sleep_cost_; // after switched_out(), which keeps what is left
+        pg.budget = draw_sleep_cost(pg);
+        pg.kernel_left = pg.budget; // after switched_out(), which keeps what is left
     }
 
     // A blocked task woken by the running one (a resume, a sem_post, a pipe_write):
@@ -757,7 +769,7 @@ private:
     Core& core_;
     observer<Core>& obs_;
     duration timer_slack_;
-    duration sleep_cost_; // machine.sleep_cost: charged at the next run after each sleep
+    des::distribution sleep_cost_; // machine.sleep_cost: charged at the next run after a sleep
     std::vector<std::unique_ptr<program>> programs_;
     std::vector<std::unique_ptr<cpu_timers>> cpus_;
     // Names to indices, looked up only while programs are added.

@@ -25,7 +25,7 @@ struct model_settings {
     duration idle_exit_latency_ns = 0;
     duration ipi_latency_ns = 0;
     distribution tick_latency{};
-    duration sleep_cost_ns = 0;
+    distribution sleep_cost{};
     std::uint64_t seed = 0;               // of the first repetition; repetition i uses seed + i
     std::optional<double> smt_throughput; // the assumed SMT throughput, if modelled
 };
@@ -71,7 +71,7 @@ inline provenance simulated_provenance(const scenario& sc, const fair_params& pa
     p.nohz_idle = m.nohz_idle;
     p.model = model_settings{params.delta_mode, m.resched_latency_ns,   m.tick_irq_ns,
                              m.timer_slack_ns,  m.idle_exit_latency_ns, m.ipi_latency_ns,
-                             m.tick_latency,    m.sleep_cost_ns,        seed,
+                             m.tick_latency,    m.sleep_cost,           seed,
                              m.smt_throughput};
     return p;
 }

@@ -210,8 +210,9 @@ struct machine_spec {
     distribution tick_latency{};
     // CPU time a task spends in the kernel for each of its sleeps (the system call, arming
     // the timer, the switch out and back, the return to user space), charged to it when it
-    // next runs, before its work goes on. 0: the model's tasks sleep and wake for free.
-    duration sleep_cost_ns = 0;
+    // next runs, before its work goes on; drawn for each sleep (constant or uniform).
+    // 0: the model's tasks sleep and wake for free.
+    distribution sleep_cost{};
     // The cgroup hierarchy mounted for the cpu controller: 1 (cpu.shares, cpu.cfs_*) or 2
     // (cpu.weight, cpu.max); it decides which [[cgroups]] keys apply.
     int cgroup_version = 2;

@@ -226,25 +226,27 @@ inline void check_machine(const machine_spec& m, const valid_bases& b, validatio
         {"machine.tick_irq", m.tick_irq_ns},
         {"machine.idle_exit_latency", m.idle_exit_latency_ns},
         {"machine.ipi_latency", m.ipi_latency_ns},
-        {"machine.sleep_cost", m.sleep_cost_ns},
     };
-    const distribution& tl = m.tick_latency;
-    switch (tl.type) {
-    case distribution::kind::constant:
-        within_tick.emplace_back("machine.tick_latency", tl.a);
-        break;
-    case distribution::kind::uniform:
-        within_tick.emplace_back("machine.tick_latency.low", tl.a);
-        within_tick.emplace_back("machine.tick_latency.high", tl.b);
-        if (tl.a > tl.b)
-            reject(v, "machine.tick_latency",
-                   "low " + format_duration(tl.a) + " is above high " + format_duration(tl.b));
-        break;
-    case distribution::kind::exponential:
-        reject(v, "machine.tick_latency",
-               "an exponential has no bound, and a tick's handler must come before the next "
-               "tick: use a constant or a uniform");
-        break;
+    // Drawn for each expiry or sleep, each draw below one tick: bounded distributions only.
+    for (const auto& [field, d] : {std::pair{std::string{"machine.tick_latency"}, &m.tick_latency},
+                                   std::pair{std::string{"machine.sleep_cost"}, &m.sleep_cost}}) {
+        switch (d->type) {
+        case distribution::kind::constant:
+            within_tick.emplace_back(field, d->a);
+            break;
+        case distribution::kind::uniform:
+            within_tick.emplace_back(field + ".low", d->a);
+            within_tick.emplace_back(field + ".high", d->b);
+            if (d->a > d->b)
+                reject(v, field,
+                       "low " + format_duration(d->a) + " is above high " + format_duration(d->b));
+            break;
+        case distribution::kind::exponential:
+            reject(v, field,
+                   "an exponential has no bound, and each draw must stay below one tick: use a "
+                   "constant or a uniform");
+            break;
+        }
     }
     for (const auto& [field, value] : within_tick) {
         if (value < 0) {
