@@ -798,14 +798,65 @@ def with_other_work(values: Mapping[str, Any], measured: str) -> dict[str, Any]:
     return {**values, "tasks": base + others}
 
 
-def rhythm(values: Mapping[str, Any], index: int) -> str:
-    """The waits of more than 1 ms of repetition ``index`` of cyclic-1.toml, of 2 ms and of
-    4 ms (no other length): "10 / 9"."""
-    sizes = collections.Counter(
+def wait_sizes(values: Mapping[str, Any], index: int) -> collections.Counter[int]:
+    """The waits of more than 1 ms of repetition ``index`` of cyclic-1.toml, counted by
+    their length in whole ms."""
+    return collections.Counter(
         round(w / 1e6) for w in wakeup_waits(1, values, index) if w > 1_000_000
     )
+
+
+def rhythm(values: Mapping[str, Any], index: int) -> str:
+    """Those waits of 2 ms and of 4 ms (no other length): "10 / 9"."""
+    sizes = wait_sizes(values, index)
     assert set(sizes) <= {2, 4}, sizes
     return f"{sizes[2]} / {sizes[4]}"
+
+
+def run_spreads() -> tuple[float, float]:
+    """The 95th less the 5th percentile of the sleep-cost loop's runs in each of the two
+    perf recordings of host-6.18-sleep-cost-runs.json (µs), the wider first."""
+    doc = host_document("examples/latency/data/host-6.18-sleep-cost-runs.json")
+    spreads = []
+    for recording in doc["recordings"]:
+        runs = sorted(recording["run_ns"])
+        n = len(runs)
+        spreads.append((runs[int(0.95 * n)] - runs[int(0.05 * n)]) / 1e3)
+    wide, narrow = sorted(spreads, reverse=True)
+    return wide, narrow
+
+
+def around_12us(spread: float) -> dict[str, Any]:
+    """machine.sleep_cost: a uniform ``spread`` µs wide (to the µs) around 12 µs."""
+    half = round(spread / 2)
+    return {"dist": "uniform", "low": f"{12 - half}us", "high": f"{12 + half}us"}
+
+
+def spread_rhythms() -> tuple[Any, ...]:
+    """The what-if of a sleep_cost as wide as the wider recording: its bounds (µs), the
+    waits of 2 / 4 ms of each repetition at nice 5 and with the 3 ms slice, the time spent
+    waiting at nice 5 (ms), and the bounds of the narrower spread, with which no repetition
+    changes its rhythm."""
+    wide, narrow = (around_12us(s) for s in run_spreads())
+    nice5 = {**NICE5, "machine.sleep_cost": wide}
+    slice3 = {**with_slice("3ms"), "machine.sleep_cost": wide}
+    for v in (
+        {**NICE5, "machine.sleep_cost": narrow},
+        {**with_slice("3ms"), "machine.sleep_cost": narrow},
+    ):
+        assert all(len(wait_sizes(v, i)) == 1 for i in repetitions_of(1, v)), v
+    return (
+        wide["low"].removesuffix("us"),
+        wide["high"].removesuffix("us"),
+        *(rhythm(nice5, i) for i in repetitions_of(1, nice5)),
+        *(rhythm(slice3, i) for i in repetitions_of(1, slice3)),
+        *(
+            sum(w for w in wakeup_waits(1, nice5, i) if w > 1_000_000) / 1e6
+            for i in repetitions_of(1, nice5)
+        ),
+        narrow["low"].removesuffix("us"),
+        narrow["high"].removesuffix("us"),
+    )
 
 
 def wait_spacing(values: Mapping[str, Any], index: int) -> tuple[float, float]:
@@ -1839,6 +1890,18 @@ FIGURES = [
                 for i in repetitions_of(1, NICE5_OFF_GRID)
             ),
         ),
+    ),
+    Figure(
+        DOC,
+        "the loop's runs spread over {:.1f} and {:.1f} µs between their 5th and 95th percentiles",
+        cyclic(1),
+        lambda c: run_spreads(),
+    ),
+    Figure(
+        DOC,
+        '(`{{ dist = "uniform", low = "{}us", high = "{}us" }}`) the model moves between the two rhythms as the host does: at nice 5 its repetitions have {}, {} and {} waits of 2 / 4 ms (the host 17–70 of 2 ms and 8–36 of 4 ms), with the 3 ms slice {}, {} and {}; the time spent waiting stays {:.0f}, {:.0f} and {:.0f} ms at nice 5. With the narrower spread ({} to {} µs) every repetition keeps one rhythm.',
+        cyclic(1),
+        lambda c: spread_rhythms(),
     ),
     Figure(
         DOC,
