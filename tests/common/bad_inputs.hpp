@@ -103,6 +103,10 @@ inline const std::vector<bad_input> corpus = {
      "machine.tick_latency.high"},
     {"[machine]\nidle_exit_latency = \"-1us\"\n[[tasks]]\nname = \"a\"\n",
      "machine.idle_exit_latency"},
+    {"[machine]\nsleep_cost = \"5ms\"\n[[tasks]]\nname = \"a\"\n", "machine.sleep_cost"},
+    {"[machine]\nsleep_cost = { dist = \"exponential\", mean = \"10us\" }\n[[tasks]]\nname = "
+     "\"a\"\n",
+     "machine.sleep_cost"},
     {"[machine]\ntimer_slack = \"-1ns\"\n[[tasks]]\nname = \"a\"\n", "machine.timer_slack"},
     {"[[tasks]]\nname = \"a\"\ntimer_slack = \"-5us\"\n", "tasks[0].timer_slack"},
     {"[[tasks]]\nname = \"a\"\ncpu_clock_reads = \"500ns\"\n", "tasks[0].cpu_clock_reads"},
