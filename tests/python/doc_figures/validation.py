@@ -425,8 +425,8 @@ def case_5_seeds(values: Mapping[str, Any]) -> tuple[int, float]:
 
 
 def machine_costs(c: libsched.Comparison) -> tuple[str, int, float, float]:
-    """How much further case 7 (q and u alike) is from the host with the host's machine
-    costs than without; case 5 with them and without over 12 seeds."""
+    """How much further case 7 (q and u alike) is from the host with the host's latencies
+    than without; case 5 with them and without over 12 seeds."""
     further = alike(
         f"{abs(error(case_7(), e, 'share')) - abs(error(case_7(LATENCIES_0), e, 'share')):.1f}"
         for e in ("q", "u")
@@ -1441,7 +1441,7 @@ FIGURES = [
     ),
     Figure(
         DOC,
-        "(with them at 0: {:.3f} and {} throttled periods)",
+        "(with its latencies at 0: {:.3f} and {} throttled periods)",
         host("7"),
         lambda c: (
             group(case_7(LATENCIES_0, reads=False), "q")["share"],
