@@ -765,14 +765,16 @@ def spacings(values: Mapping[str, Any]) -> tuple[float, float]:
     return found[0], found[1]
 
 
+def per_wakeup_us(row: dict[str, Any]) -> float:
+    """A task row's CPU time in the window per voluntary switch (each a sleep), µs."""
+    return float(row["window_runtime"] / row["window_nvcsw"] / 1e3)
+
+
 def charged(c: libsched.Comparison) -> float:
     """The cyclic task's CPU time per wakeup in the window (µs), the same in every
     repetition."""
     return float(
-        alike(
-            t["window_runtime"] / t["window_nvcsw"] / 1e3
-            for t in (task(c, "cyclic", i) for i in range(len(c.result["repetitions"])))
-        )
+        alike(per_wakeup_us(task(c, "cyclic", i)) for i in range(len(c.result["repetitions"])))
     )
 
 
@@ -780,13 +782,10 @@ def host_loop(which: str) -> tuple[str, str]:
     """The range of the 10 us / 2 ms loop's CPU time per wakeup in the repetitions' windows
     in host-6.18-sleep-cost-WHICH.json, and of that less its 10 µs of work (µs)."""
     doc = host_document(f"examples/latency/data/host-6.18-sleep-cost-{which}.json")
-    charged = [
-        t["window_runtime"] / t["window_nvcsw"] / 1e3
-        for r in doc["repetitions"]
-        for t in r["tasks"]
-        if t["name"] == "cyclic"
+    spent = [
+        per_wakeup_us(t) for r in doc["repetitions"] for t in r["tasks"] if t["name"] == "cyclic"
     ]
-    return dash_span(charged, ".1f"), dash_span((x - 10 for x in charged), ".1f")
+    return dash_span(spent, ".1f"), dash_span((x - 10 for x in spent), ".1f")
 
 
 def with_other_work(values: Mapping[str, Any], measured: str) -> dict[str, Any]:
