@@ -25,6 +25,13 @@ def test_a_stable_update_can_change_a_default() -> None:
     assert libsched.features("6.12.96")["rt_push_ipi"] is False
 
 
+def test_a_stable_update_can_add_a_feature() -> None:
+    # 33cf66d88306 brought NI_RANDOM to 6.18.5 (and other point releases) from 6.19.
+    assert "ni_random" not in libsched.features("6.18.4")
+    assert libsched.features("6.18.5")["ni_random"] is True
+    assert libsched.features("6.19")["ni_random"] is True
+
+
 @pytest.mark.parametrize(
     ("kernel", "cpus", "base_slice"),
     [("6.6", 1, 750_000), ("6.6", 8, 3_000_000), ("6.15", 8, 2_800_000), ("6.12", 4, 2_250_000)],

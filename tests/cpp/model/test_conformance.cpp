@@ -1767,6 +1767,50 @@ TEST_CASE("RT_PUSH_IPI: a pull that takes the waiting task allowed here, or a pu
     }
 }
 
+// NI_RANDOM (6.19, 33cf66d88306; 6.18.5, 6.12.65, 6.6.120, 6.1.160): a CPU about to go
+// idle throws a 1024-sided die and balances only if it shows at most 1 + the level's
+// success ratio. Two burners pinned to CPU 0 keep the machine overloaded, and a task pinned
+// to CPU 1 sleeps every millisecond, so CPU 1 tries to pull at each sleep and never can.
+// Every try counts as a failure: the ratio starts at 512 and halves every 512 tries
+// (update_newidle_stats(): at 1024 calls ratio = successes, both counts halve) down to 0,
+// so try i balances with probability (ratio + 2) / 1024. The passes skipped are CPU 1's
+// load_balance() passes without the feature less those with it: its ticks' own passes are
+// the same in both runs, as every pass fails alike.
+const bool cov_ni_random = covers("ni_random", {"ni_random"}, having(feature::ni_random));
+TEST_CASE("NI_RANDOM: newidle balance runs in proportion to its success") {
+    for (const kernel_version k : having(feature::ni_random)) {
+        INFO(k.str());
+        scenario sc = machine(k, 250);
+        sc.machine.cpus = 2;
+        sc.machine.nohz_idle = false;
+        sc.length = 8'000 * ms;
+        task_spec b = burner("b", 0, 2);
+        b.affinity = {0};
+        task_spec p = periodic("p", 100 * us, 900 * us);
+        p.affinity = {1};
+        sc.tasks = {b, p};
+        const repetition_result on = run_one(with_feature(sc, "ni_random", true));
+        const repetition_result off = run_one(with_feature(sc, "ni_random", false));
+        const std::uint64_t tries = find(on, "p").nvcsw;
+        REQUIRE(find(off, "p").nvcsw == tries);
+        REQUIRE(tries > 6'000);
+        const std::uint64_t skipped = off.cpus[1].balance.lb_count - on.cpus[1].balance.lb_count;
+        const double balanced = static_cast<double>(tries - skipped);
+        double mean = 0, variance = 0;
+        unsigned ratio = 512;
+        for (std::uint64_t i = 0; i < tries; ++i) {
+            if (i > 0 && i % 512 == 0)
+                ratio /= 2;
+            const double q = std::min(1.0, (ratio + 2) / 1024.0);
+            mean += q;
+            variance += q * (1 - q);
+        }
+        INFO("balanced " << balanced << ", expected " << mean << " +- " << std::sqrt(variance));
+        CHECK(std::abs(balanced - mean) < 5 * std::sqrt(variance));
+        CHECK(find(on, "b.0").nr_migrations == 0);
+    }
+}
+
 // =======================================================================================
 // The meta-test: every feature of features.def, at every sampled release that has it, and
 // every machine override field has a test above.

@@ -54,6 +54,22 @@ TEST_CASE("PICK_BUDDY exists from 6.14 and from the point releases that took 2a7
     CHECK(feature_releases(info(feature::pick_buddy)) == "6.14 and later, 6.12.13+, 6.13.2+");
 }
 
+TEST_CASE("NI_RANDOM exists from 6.19 and from the point releases that took 33cf66d88306") {
+    // 6.17 and 6.18 before 6.18.5 had 155213a2aed4's bump instead; 6.12.64 had its revert
+    // without the proportional balance.
+    CHECK_FALSE(feature_exists(feature::ni_random, {6, 17}));
+    CHECK_FALSE(feature_exists(feature::ni_random, {6, 18, 4}));
+    CHECK(feature_exists(feature::ni_random, {6, 18, 5}));
+    CHECK_FALSE(feature_exists(feature::ni_random, {6, 12, 64}));
+    CHECK(feature_exists(feature::ni_random, {6, 12, 65}));
+    CHECK(feature_exists(feature::ni_random, {6, 6, 120}));
+    CHECK(feature_exists(feature::ni_random, {6, 1, 160}));
+    CHECK_FALSE(feature_exists(feature::ni_random, {5, 15, 200}));
+    CHECK(sched_features({6, 19})(feature::ni_random));
+    CHECK(feature_releases(info(feature::ni_random)) ==
+          "6.19 and later, 6.1.160+, 6.6.120+, 6.12.65+, 6.18.5+");
+}
+
 TEST_CASE("RT_PUSH_IPI is on by default until the point releases that took dd29c017aed6") {
     // Every series the CVE lists, at the point release before the fix and at it.
     const kernel_version fixed[] = {{5, 10, 261}, {5, 15, 212}, {6, 1, 178},

@@ -903,6 +903,40 @@ def median_of(values: Sequence[float]) -> float:
     return statistics.median(values)
 
 
+# Newly idle balancing on the 6.18 host: newidle.toml as 6.18.44 (the file) and as 6.18.
+NEWIDLE = "examples/scenarios/newidle.toml"
+
+
+def newidle_column(c: libsched.Comparison) -> tuple[float, ...]:
+    """The model's column of the newidle table: CPU idle time in the window (ms, both CPUs:
+    median, least, most), newly idle pulls (median), the b and p shares (%), migrations
+    (median, least, most) and b's and p's involuntary switches a second."""
+    reps = c.result["repetitions"]
+    idle = [sum(cpu["window_idle"] for cpu in r["cpus"]) / 1e6 for r in reps]
+    pulls = [sum(cpu["window_balance"]["newidle"] for cpu in r["cpus"]) for r in reps]
+    moves = [sum(t["window_nr_migrations"] for t in r["tasks"]) for r in reps]
+    return (
+        median_of(idle),
+        min(idle),
+        max(idle),
+        median_of(pulls),
+        pct(simulated(c, "b", "share")),
+        pct(simulated(c, "p", "share")),
+        median_of(moves),
+        min(moves),
+        max(moves),
+        summary(c, "b")["nivcsw_per_s"],
+        summary(c, "p")["nivcsw_per_s"],
+    )
+
+
+def newidle_table(c: libsched.Comparison) -> tuple[float, ...]:
+    """The table's model figures row by row: as 6.18.44, then as 6.18, on each row."""
+    a, b = newidle_column(c), newidle_column(comparison(NEWIDLE, {"machine.kernel": "6.18"}))
+    rows = [(0, 3), (3, 4), (4, 6), (6, 9), (9, 11)]
+    return tuple(v for lo, hi in rows for v in (*a[lo:hi], *b[lo:hi]))
+
+
 FIGURES = [
     # A timer and the tick in one interrupt.
     Figure(
@@ -2012,6 +2046,17 @@ FIGURES = [
             ],
             summary(c, "normal")["nivcsw_per_s"],
         ),
+    ),
+    # Newly idle balancing on the 6.18 host.
+    Figure(
+        DOC,
+        "| CPU idle time in the window, ms (both CPUs): median (range) | 100 (70–150) | {:.0f} ({:.0f}–{:.0f}) | {:.0f} ({:.0f}–{:.0f}) |"
+        "\n| pulls by newly idle balancing in the window (schedstat), median | not readable | {:.0f} | {:.0f} |"
+        "\n| b / p share %, medians | 111.5 / 86.8 | {:.1f} / {:.1f} | {:.1f} / {:.1f} |"
+        "\n| migrations in the window, all five tasks: median (range) | 103 (91–106) | {:.0f} ({:.0f}–{:.0f}) | {:.0f} ({:.0f}–{:.0f}) |"
+        "\n| involuntary switches a second, b / p | 380.5 / 110.5 | {:.1f} / {:.1f} | {:.1f} / {:.1f} |",
+        NEWIDLE,
+        newidle_table,
     ),
     # RT tasks on two CPUs on the 6.18 host.
     Figure(

@@ -101,7 +101,7 @@ public:
         rt_ = std::make_unique<rt_sched_class>(params, rqs, static_cast<rt_ops&>(*this));
         if (topo.nr_cpus() > 1) {
             lb_ = std::make_unique<load_balancer>(topo, params, rqs,
-                                                  static_cast<balance_ops&>(*this), jiffies_);
+                                                  static_cast<balance_ops&>(*this), jiffies_, sim);
             placement_ =
                 std::make_unique<select_task_rq_fair>(params, lb_->domains(), rqs, sim, jiffies_);
             fair_.set_placement(placement_.get());

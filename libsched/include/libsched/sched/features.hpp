@@ -34,7 +34,9 @@ struct feature_info {
 
 // Features that came with a fix stable updates backported.
 inline constexpr const stable_fix* feature_fix(feature f) {
-    return f == feature::pick_buddy ? &untangled_next_buddy : nullptr;
+    return f == feature::pick_buddy  ? &untangled_next_buddy
+           : f == feature::ni_random ? &proportional_newidle
+                                     : nullptr;
 }
 // Features whose default a backported fix turned off.
 inline constexpr const stable_fix* feature_default_off_fix(feature f) {

@@ -6,6 +6,7 @@
 // _nohz_idle_balance) and active balancing of a running task by the CPU stopper
 // (active_load_balance_cpu_stop). Release differences are named where they apply.
 #include <algorithm>
+#include <libsched/des/simulator.hpp>
 #include <libsched/sched/balance_counters.hpp>
 #include <libsched/sched/balance_stats.hpp>
 #include <libsched/sched/fair.hpp>
@@ -34,9 +35,10 @@ protected:
 class load_balancer {
 public:
     load_balancer(const cpu_topology& topo, const fair_params& params, std::vector<rq*> rqs,
-                  balance_ops& ops, const jiffies_clock& jiffies)
+                  balance_ops& ops, const jiffies_clock& jiffies, const des::simulator& sim)
         : p_(params), sd_(topo, params.version), rqs_(std::move(rqs)), ops_(ops), jiffies_(jiffies),
-          counters_(rqs_.size()),
+          sim_(sim), counters_(rqs_.size()), rng_draws_(rqs_.size()),
+          newidle_stats_(feature_exists(feature::ni_random, params.version)),
           max_interval_(static_cast<u64>(params.tun.hz) * static_cast<u64>(rqs_.size()) / 10) {
         for (rq* r : rqs_)
             r->next_balance = 0;
@@ -138,7 +140,9 @@ public:
     // newidle_balance() (6.10 sched_balance_newidle): the CPU is about to go idle; pull
     // from the busiest CPU of the lowest domain that has one. True if a task arrived. The
     // kernel skips it when the CPU's average idle time is below the cost of balancing;
-    // the model's balancing costs no time, so only the overload test remains.
+    // the model's balancing costs no time, so only the overload test remains. Under
+    // NI_RANDOM (33cf66d88306) a level is tried only with the probability of its recent
+    // success, a pass that pulled counting as many as the tries it stood for.
     bool newidle_balance(rq& r, sim_time now) {
         r.idle_stamp = now;
         // Before 5.17 also not when the CPU's idle periods average under migration_cost.
@@ -149,10 +153,25 @@ public:
         for (sched_domain* sd = sd_.lowest(r.cpu); sd != nullptr; sd = sd->parent) {
             if (!continue_balancing)
                 break;
-            if (has(sd->flags, sd_flag::balance_newidle) &&
-                load_balance(r, *sd, cpu_idle_type::newly_idle, continue_balancing, now) > 0) {
-                ++counters_[static_cast<std::size_t>(r.cpu)].newidle;
-                break;
+            if (has(sd->flags, sd_flag::balance_newidle)) {
+                unsigned weight = 1;
+                if (p_.feat(feature::ni_random)) {
+                    const unsigned d1k = sched_rng(r.cpu) % 1024;
+                    weight = 1 + sd->newidle_ratio;
+                    if (d1k > weight) {
+                        update_newidle_stats(*sd, 0);
+                        continue;
+                    }
+                    weight = (1024 + weight / 2) / weight;
+                }
+                const bool pulled =
+                    load_balance(r, *sd, cpu_idle_type::newly_idle, continue_balancing, now) > 0;
+                if (newidle_stats_) // update_newidle_cost(): the kernel's pass always costs
+                    update_newidle_stats(*sd, pulled ? weight : 0);
+                if (pulled) {
+                    ++counters_[static_cast<std::size_t>(r.cpu)].newidle;
+                    break;
+                }
             }
             if (nr_running(r) > 0)
                 break;
@@ -166,6 +185,29 @@ public:
             r.next_balance = next;
         }
         return nr_running(r) > 0;
+    }
+
+    // update_newidle_stats(): every 1024 passes the ratio is the weighed successes of the
+    // last ones, and the counts halve.
+    static void update_newidle_stats(sched_domain& sd, unsigned success) {
+        ++sd.newidle_call;
+        sd.newidle_success += success;
+        if (sd.newidle_call >= 1024) {
+            sd.newidle_ratio = sd.newidle_success;
+            sd.newidle_call /= 2;
+            sd.newidle_success /= 2;
+        }
+    }
+
+    // sched_rng(): the CPU's own pseudo-random stream (prandom_u32_state()), here drawn from
+    // the seed, the CPU and the draw's number alone, so that it takes nothing from the
+    // simulator's stream.
+    unsigned sched_rng(int cpu) {
+        constexpr std::uint64_t sched_rng_key = std::uint64_t{1} << 62;
+        constexpr des::distribution any_u32{des::distribution::kind::uniform, 0, 0xffff'ffff};
+        auto& n = rng_draws_[static_cast<std::size_t>(cpu)];
+        return static_cast<unsigned>(
+            sim_.keyed_draw(any_u32, sched_rng_key | static_cast<std::uint64_t>(cpu), n++));
     }
 
     // rq->rd->overload: some CPU has more than one runnable task; newly-idle balancing
@@ -868,7 +910,10 @@ private:
     std::vector<rq*> rqs_;
     balance_ops& ops_;
     const jiffies_clock& jiffies_;
+    const des::simulator& sim_;
     std::vector<balance_counters> counters_;
+    std::vector<std::uint64_t> rng_draws_; // per CPU: sched_rng() draws so far
+    bool newidle_stats_;                   // the release keeps update_newidle_stats()
     u64 max_interval_;
     bool overloaded_ = false;
     int nohz_nr_cpus_ = 0;

@@ -71,6 +71,9 @@ struct sched_domain {
     u64 last_balance = 0; // jiffies
     duration max_newidle_lb_cost = 0;
     u64 last_decay_max_lb_cost = 0; // jiffies
+    // Proportional newidle balancing (update_newidle_stats()): passes counted, their
+    // successes weighed, and the success rate out of 1024, from a 50 % prior (sd_init).
+    unsigned newidle_call = 512, newidle_success = 256, newidle_ratio = 512;
 
     int span_weight() const { return static_cast<int>(span.size()); }
     bool contains(int cpu) const { return std::binary_search(span.begin(), span.end(), cpu); }

@@ -173,6 +173,16 @@ inline constexpr stable_fix idlest_group_allowed_cpus{
     {6, 19},
     {{{6, 18, 39}}}};
 
+// 33cf66d88306 "sched/fair: Proportional newidle balance", after d206fbad9328 "Revert
+// max_newidle_lb_cost bump": 6.19 (sched-core-2025-12-01); with the revert in 6.1.160
+// and 6.6.120, after it in 6.12.65 and 6.18.5 (their -rc1 pushes and reviews).
+inline constexpr stable_fix proportional_newidle{
+    "33cf66d88306",
+    "NI_RANDOM: a CPU about to go idle tries each level's newidle balance only with the "
+    "probability of that level's recent success",
+    {6, 19},
+    {{{6, 1, 160}, {6, 6, 120}, {6, 12, 65}, {6, 18, 5}}}};
+
 // dd29c017aed6 "sched/rt: Have RT_PUSH_IPI be default off for non PREEMPT_RT" (tip
 // sched/core, 19 May 2026; sent for 7.2): CVE-2026-64374, fixed in 5.10.261, 5.15.212,
 // 6.1.178, 6.6.145, 6.12.96, 6.18.39 and 7.1.4; 6.19.y ended without it.
@@ -183,7 +193,7 @@ inline constexpr stable_fix rt_push_ipi_off{
     {7, 2},
     {{{5, 10, 261}, {5, 15, 212}, {6, 1, 178}, {6, 6, 145}, {6, 12, 96}, {6, 18, 39}}}};
 
-inline constexpr std::array<const stable_fix*, 16> stable_fixes = {
+inline constexpr std::array<const stable_fix*, 17> stable_fixes = {
     &reduced_base_slice,
     &idle_loses_protection,
     &next_buddy_not_delayed,
@@ -199,6 +209,7 @@ inline constexpr std::array<const stable_fix*, 16> stable_fixes = {
     &protect_slice_at_pick,
     &reweight_keeps_vprot,
     &idlest_group_allowed_cpus,
+    &proportional_newidle,
     &rt_push_ipi_off};
 
 } // namespace libsched
