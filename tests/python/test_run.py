@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -209,3 +212,22 @@ def test_cli_binding_reports_bad_scenarios(
     path.write_text(PAIR.replace("nice = 5", 'nice = "high"'))
     assert _core.run.cli_main(["check", str(path)]) != 0
     assert "tasks[1].nice" in capsys.readouterr().err
+
+
+def test_the_command_ends_quietly_when_its_reader_goes(tmp_path: Path) -> None:
+    # `libsched run ... | head`: the write into the closed pipe ends the tool as it does a
+    # C tool, without an abort or a traceback.
+    path = tmp_path / "pair.toml"
+    path.write_text(PAIR)
+    with subprocess.Popen(
+        [sys.executable, "-m", "libsched", "run", "--timehist", "--reps", "20", str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    ) as p:
+        assert p.stdout is not None and p.stderr is not None
+        assert p.stdout.readline()
+        p.stdout.close()
+        err = p.stderr.read().decode()
+        status = p.wait(timeout=120)
+    assert "terminate" not in err and "Traceback" not in err, err
+    assert status in (0, -signal.SIGPIPE)

@@ -3,6 +3,7 @@ with the subcommands written in Python dispatched here."""
 
 from __future__ import annotations
 
+import signal
 import sys
 from typing import Callable, Optional
 
@@ -22,6 +23,11 @@ PYTHON_COMMANDS: dict[str, tuple[Callable[[list[str]], int], str]] = {
 
 
 def main(argv: Optional[list[str]] = None) -> None:
+    if argv is None and hasattr(signal, "SIGPIPE"):
+        # Output piped into `head` and the like ends quietly when the reader goes, as a C
+        # tool's does; Python's default would raise BrokenPipeError inside the C++ tool's
+        # output redirection, which cannot pass it on and aborts.
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     args = sys.argv[1:] if argv is None else argv
     if args and args[0] in PYTHON_COMMANDS:
         sys.exit(PYTHON_COMMANDS[args[0]][0](args[1:]))
