@@ -278,6 +278,42 @@ TEST_CASE("a task migrated at wakeup takes its load from the old CPU to the new 
     }
 }
 
+// ca125231dd29 (6.19; 6.12.63, 6.17.13, 6.18.2): a group queue left with nothing to decay
+// within a millisecond of its last publication in tg->load_avg (update_tg_load_avg()'s rate
+// limit, 6.7) stays on the leaf list until the next pass withdraws its contribution. Before,
+// it left the list with the contribution still counted in the group's load for good, which
+// shrinks the group's weight on its other CPUs (calc_group_shares()).
+TEST_CASE("a group queue leaves the leaf list only once the group's load no longer counts it") {
+    for (const kernel_version v : {kernel_version{6, 18, 1}, kernel_version{6, 18, 2},
+                                   kernel_version{6, 12, 62}, kernel_version{6, 19}}) {
+        INFO(v.str());
+        const bool fixed = carries(v, stalled_tg_load_withdrawn);
+        CHECK(fixed == (v.patch != 1 && v.patch != 62));
+        fair_cpus m(v);
+        task_group root({&m.r0, &m.r1});
+        task_group a(root, "a", {&m.r0, &m.r1}, v.is_eevdf());
+        cfs_rq& q = *a.cfs_rq[0];
+        // Its last task left; the contribution was published half a millisecond ago and
+        // its averages are 0, up to date within the current PELT period.
+        const sim_time now = static_cast<sim_time>(10 * period_ns + period_ns / 4);
+        m.r0.clock = m.r0.clock_task = now;
+        q.on_list = true;
+        q.tg_load_avg_contrib = 300;
+        a.load_avg = 300;
+        q.last_update_tg_load_avg = now - 500'000;
+        q.avg.last_update_time = rq_clock_pelt(m.r0) - rq_clock_pelt(m.r0) % 1024;
+        update_blocked_averages(m.fp(), m.r0);
+        CHECK(q.on_list == fixed);
+        CHECK(a.load_avg == 300);
+        // The next pass, 2 ms later: a listed queue withdraws its load, then leaves.
+        m.r0.clock = m.r0.clock_task = now + 2'000'000;
+        update_blocked_averages(m.fp(), m.r0);
+        CHECK_FALSE(q.on_list);
+        CHECK(a.load_avg == (fixed ? 0 : 300));
+        CHECK(q.tg_load_avg_contrib == (fixed ? 0u : 300u));
+    }
+}
+
 TEST_CASE("a queued task moved by the balancer is detached and attached at once") {
     fair_cpus m({6, 14});
     task a, b;

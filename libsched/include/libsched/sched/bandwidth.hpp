@@ -158,8 +158,8 @@ inline bool tg_unthrottle_up_clock(cfs_rq& q) {
 }
 
 // tg_unthrottle_up()'s end: a queue with load or averages left goes back on the leaf list.
-inline void unthrottled_leaf(cfs_rq& q) {
-    if (!cfs_rq_is_decayed(q))
+inline void unthrottled_leaf(const fair_params& fp, cfs_rq& q) {
+    if (!cfs_rq_is_decayed(fp, q))
         q.on_list = true; // list_add_leaf_cfs_rq()
 }
 
@@ -412,7 +412,7 @@ template <class Fair> void tg_unthrottle_up(Fair& fair, cfs_rq& q) {
         p->throttled = false;
         fair.enqueue_task(rq_of(q), *p, enqueue_flags::wakeup);
     }
-    unthrottled_leaf(q);
+    unthrottled_leaf(fair.params(), q);
 }
 
 // unthrottle_cfs_rq() 6.18+: a queue still without runtime stays throttled (it would only be
@@ -456,10 +456,10 @@ template <class Fair> void unthrottle_cfs_rq(Fair& fair, cfs_rq& q) {
         q.throttled_clock = 0;
     }
     b.throttled_cfs_rq.remove(&q);
-    walk_tg_tree_from_up(*q.tg, [cpu](task_group& tg) {
+    walk_tg_tree_from_up(*q.tg, [cpu, &p](task_group& tg) {
         cfs_rq& gq = *tg.cfs_rq[cpu];
         if (tg_unthrottle_up_clock(gq))
-            unthrottled_leaf(gq);
+            unthrottled_leaf(p, gq);
     });
     if (q.load.weight == 0)
         return;

@@ -443,10 +443,13 @@ inline bool cfs_rq_has_blocked(const cfs_rq& q) {
 }
 
 // cfs_rq_is_decayed(): nothing queued and nothing left to decay; the queue leaves the
-// leaf list (the kernel also keeps a parent while a child is listed; not modelled).
-inline bool cfs_rq_is_decayed(const cfs_rq& q) {
+// leaf list (the kernel also keeps a parent while a child is listed; not modelled). With
+// ca125231dd29 not while tg->load_avg still holds its contribution, which the rate limit
+// of update_tg_load_avg() can leave there when its last task moves away.
+inline bool cfs_rq_is_decayed(const fair_params& fp, const cfs_rq& q) {
     return q.load.weight == 0 && q.avg.load_sum == 0 && q.avg.util_sum == 0 &&
-           q.avg.runnable_sum == 0;
+           q.avg.runnable_sum == 0 &&
+           !(q.tg_load_avg_contrib != 0 && fp.carries(stalled_tg_load_withdrawn));
 }
 
 // skip_blocked_update(): a group entity with nothing to decay or propagate.
@@ -469,7 +472,7 @@ inline bool update_blocked_averages(const fair_params& fp, rq& r) {
         sched_entity& se = *q->tg->se[static_cast<std::size_t>(r.cpu)];
         if (!skip_blocked_update(se))
             update_load_avg(fp, cfs_rq_of(se), se, update_load_flags::update_tg);
-        if (cfs_rq_is_decayed(*q))
+        if (cfs_rq_is_decayed(fp, *q))
             q->on_list = false;
     }
     return update_cfs_rq_load_avg(fp, cfs_rq_clock_pelt(r.cfs), r.cfs);

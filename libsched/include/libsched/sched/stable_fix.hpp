@@ -173,6 +173,16 @@ inline constexpr stable_fix idlest_group_allowed_cpus{
     {6, 19},
     {{{6, 18, 39}}}};
 
+// ca125231dd29 "sched/fair: Fix unfairness caused by stalled tg_load_avg_contrib when the
+// last task migrates out" (Fixes 1528c661c24b, 6.7's rate limit): 6.19 (sched-urgent of
+// 6 Dec 2025); 6.12.63 (its -rc1 review), 6.17.13 and 6.18.2 (the stable pushes).
+inline constexpr stable_fix stalled_tg_load_withdrawn{
+    "ca125231dd29",
+    "a group queue stays on the leaf list until its contribution to the group's load is "
+    "withdrawn, so a group's load on a CPU it left no longer lingers",
+    {6, 19},
+    {{{6, 12, 63}, {6, 17, 13}, {6, 18, 2}}}};
+
 // 33cf66d88306 "sched/fair: Proportional newidle balance", after d206fbad9328 "Revert
 // max_newidle_lb_cost bump": 6.19 (sched-core-2025-12-01); with the revert in 6.1.160
 // and 6.6.120, after it in 6.12.65 and 6.18.5 (their -rc1 pushes and reviews).
@@ -193,7 +203,7 @@ inline constexpr stable_fix rt_push_ipi_off{
     {7, 2},
     {{{5, 10, 261}, {5, 15, 212}, {6, 1, 178}, {6, 6, 145}, {6, 12, 96}, {6, 18, 39}}}};
 
-inline constexpr std::array<const stable_fix*, 17> stable_fixes = {
+inline constexpr std::array<const stable_fix*, 18> stable_fixes = {
     &reduced_base_slice,
     &idle_loses_protection,
     &next_buddy_not_delayed,
@@ -209,6 +219,7 @@ inline constexpr std::array<const stable_fix*, 17> stable_fixes = {
     &protect_slice_at_pick,
     &reweight_keeps_vprot,
     &idlest_group_allowed_cpus,
+    &stalled_tg_load_withdrawn,
     &proportional_newidle,
     &rt_push_ipi_off};
 
