@@ -170,6 +170,38 @@ TEST_CASE("6.12: waking a delayed task requeues it where it was") {
     CHECK(x.se.deadline == deadline);
 }
 
+// ac8e69e69363 with 9f6d929ee2c6 (7.1; 6.18.33): the wakeup's pick dequeues a delayed
+// entity it reaches and picks again, as pick_next_entity() does. x ran 10 ms and slept
+// ineligible (delayed); y then ran 30 ms, so x is eligible with the earliest deadline when
+// w wakes at V (20 ms). Before, the pick found x, not w, and w did not preempt y; with the
+// fix x finishes its sleep there and the pick again finds w (V is now 25 ms, y at 30).
+TEST_CASE("6.18.33: the wakeup's pick finishes a delayed sleeper's dequeue and picks again") {
+    for (const auto& [v, fixed] :
+         {std::pair{kernel_version{6, 18, 32}, false}, std::pair{kernel_version{6, 18, 33}, true},
+          std::pair{kernel_version{6, 19}, false}, std::pair{kernel_version{6, 12}, false}}) {
+        INFO(v.str());
+        two_tasks s(v);
+        task& x = s.run_first(10 * ms);
+        task& y = s.other(x);
+        x.state = task_state::sleeping;
+        REQUIRE_FALSE(s.fc.dequeue_task(s.r, x, dequeue_flags::sleep));
+        REQUIRE(x.se.sched_delayed);
+        REQUIRE(s.fc.pick_next_task(s.r, x) == &y);
+        s.r.curr = &y;
+        s.r.clock_task += 30 * ms;
+        s.fc.update_curr(s.r);
+        REQUIRE(entity_eligible(s.r.cfs, x.se));
+        s.r.need_resched = false; // from update_curr(): only the wakeup decision is tested
+        task w;
+        w.pid = 3;
+        s.cpu.wake(w);
+        CHECK(s.r.need_resched == fixed);
+        CHECK(x.se.sched_delayed != fixed);
+        CHECK(x.se.on_rq != fixed);
+        CHECK(s.r.cfs.nr_queued == (fixed ? 2u : 3u));
+    }
+}
+
 TEST_CASE("6.12: an eligible sleeper leaves the queue at once") {
     two_tasks s({6, 12});
     task& x = s.run_first(0); // no runtime: lag 0, eligible

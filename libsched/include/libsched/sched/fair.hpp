@@ -965,7 +965,7 @@ private:
                         return preempt_sync(q, pse, se, flags);
                 }
             }
-            if (eevdf::pick_eevdf(p_, q, !shorter) == &pse) {
+            if (wakeup_pick(q, !shorter) == &pse) {
                 if (shorter)
                     eevdf::cancel_protect_slice(p_, se);
                 return true;
@@ -978,6 +978,21 @@ private:
         if (p_.since(6, 12) && eevdf::do_preempt_short(p_, q, pse, se))
             eevdf::cancel_protect_slice(p_, se);
         return eevdf::pick_eevdf(p_, q) == &pse;
+    }
+
+    // The wakeup's pick. 6.18.33 (ac8e69e69363, 9f6d929ee2c6; 7.1) picks as
+    // pick_next_entity() does: a delayed entity picked is dequeued for real, and the pick
+    // is made again while the queue has entities; before, the delayed one stood in the
+    // wakee's way.
+    sched_entity* wakeup_pick(cfs_rq& q, bool protect) {
+        sched_entity* se = eevdf::pick_eevdf(p_, q, protect);
+        while (se->sched_delayed && p_.carries(wakeup_pick_dequeues_delayed)) {
+            dequeue_entities(*se, dequeue_flags::sleep | dequeue_flags::delayed);
+            if (q.nr_queued == 0)
+                return nullptr;
+            se = eevdf::pick_eevdf(p_, q, protect);
+        }
+        return se;
     }
 
     // preempt_sync() (6.19, 6.18.33): the sleeping-soon waker gives way to an earlier

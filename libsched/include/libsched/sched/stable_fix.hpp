@@ -173,6 +173,15 @@ inline constexpr stable_fix idlest_group_allowed_cpus{
     {6, 19},
     {{{6, 18, 39}}}};
 
+// ac8e69e69363 "sched/fair: Fix wakeup_preempt_fair() vs delayed dequeue" with 9f6d929ee2c6
+// ("... for not waking up task"): 7.1; 6.18.33 ("[PATCH 6.18 788/957]" and 877/957).
+inline constexpr stable_fix wakeup_pick_dequeues_delayed{
+    "ac8e69e69363",
+    "the wakeup's pick dequeues a delayed entity it finds and picks again while the queue has "
+    "entities left",
+    {7, 1},
+    {{{6, 18, 33}}}};
+
 // ca125231dd29 "sched/fair: Fix unfairness caused by stalled tg_load_avg_contrib when the
 // last task migrates out" (Fixes 1528c661c24b, 6.7's rate limit): 6.19 (sched-urgent of
 // 6 Dec 2025); 6.12.63 (its -rc1 review), 6.17.13 and 6.18.2 (the stable pushes).
@@ -203,7 +212,7 @@ inline constexpr stable_fix rt_push_ipi_off{
     {7, 2},
     {{{5, 10, 261}, {5, 15, 212}, {6, 1, 178}, {6, 6, 145}, {6, 12, 96}, {6, 18, 39}}}};
 
-inline constexpr std::array<const stable_fix*, 18> stable_fixes = {
+inline constexpr std::array<const stable_fix*, 19> stable_fixes = {
     &reduced_base_slice,
     &idle_loses_protection,
     &next_buddy_not_delayed,
@@ -219,6 +228,7 @@ inline constexpr std::array<const stable_fix*, 18> stable_fixes = {
     &protect_slice_at_pick,
     &reweight_keeps_vprot,
     &idlest_group_allowed_cpus,
+    &wakeup_pick_dequeues_delayed,
     &stalled_tg_load_withdrawn,
     &proportional_newidle,
     &rt_push_ipi_off};
