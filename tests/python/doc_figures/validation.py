@@ -906,6 +906,23 @@ def median_of(values: Sequence[float]) -> float:
 # Newly idle balancing on the 6.18 host: newidle.toml as 6.18.44 (the file) and as 6.18.
 NEWIDLE = "examples/scenarios/newidle.toml"
 
+# Delayed sleepers in the wakeup's pick: delayed-sleepers.toml as 6.18.44 and as 6.18.32.
+DELAYED_SLEEPERS = "examples/scenarios/delayed-sleepers.toml"
+
+
+def delayed_sleepers_table(c: libsched.Comparison) -> tuple[float, ...]:
+    """The burner's share and preemptions a second, then the sleepers' preemptions a second,
+    as 6.18.44 and as 6.18.32 on each row."""
+    before = comparison(DELAYED_SLEEPERS, {"machine.kernel": "6.18.32"})
+    return (
+        *(
+            v
+            for run in (c, before)
+            for v in (pct(simulated(run, "b", "share")), summary(run, "b")["nivcsw_per_s"])
+        ),
+        *(summary(run, "p")["nivcsw_per_s"] for run in (c, before)),
+    )
+
 
 def newidle_column(c: libsched.Comparison) -> tuple[float, ...]:
     """The model's column of the newidle table: CPU idle time in the window (ms, both CPUs:
@@ -2057,6 +2074,14 @@ FIGURES = [
         "\n| involuntary switches a second, b / p | 380.5 / 110.5 | {:.1f} / {:.1f} | {:.1f} / {:.1f} |",
         NEWIDLE,
         newidle_table,
+    ),
+    # Delayed sleepers in the wakeup's pick on the 6.18 host.
+    Figure(
+        DOC,
+        "| burner: share %, preempted a second | 35.80, 215.4 | {:.2f}, {:.1f} | {:.2f}, {:.1f} |"
+        "\n| the three sleepers: preempted a second | 89.4 | {:.1f} | {:.1f} |",
+        DELAYED_SLEEPERS,
+        delayed_sleepers_table,
     ),
     # RT tasks on two CPUs on the 6.18 host.
     Figure(
