@@ -174,7 +174,8 @@ inline constexpr stable_fix idlest_group_allowed_cpus{
     {{{6, 18, 39}}}};
 
 // ac8e69e69363 "sched/fair: Fix wakeup_preempt_fair() vs delayed dequeue" with 9f6d929ee2c6
-// ("... for not waking up task"): 7.1; 6.18.33 ("[PATCH 6.18 788/957]" and 877/957).
+// ("... for not waking up task"): 7.1; 6.18.33 ("[PATCH 6.18 788/957]" and 877/957) and
+// 7.0.10 (the stable pushes of 23 May 2026); none found for 6.12.y or 6.19.y.
 inline constexpr stable_fix wakeup_pick_dequeues_delayed{
     "ac8e69e69363",
     "the wakeup's pick dequeues a delayed entity it finds and picks again while the queue has "
