@@ -187,29 +187,6 @@ public:
         return nr_running(r) > 0;
     }
 
-    // update_newidle_stats(): every 1024 passes the ratio is the weighed successes of the
-    // last ones, and the counts halve.
-    static void update_newidle_stats(sched_domain& sd, unsigned success) {
-        ++sd.newidle_call;
-        sd.newidle_success += success;
-        if (sd.newidle_call >= 1024) {
-            sd.newidle_ratio = sd.newidle_success;
-            sd.newidle_call /= 2;
-            sd.newidle_success /= 2;
-        }
-    }
-
-    // sched_rng(): the CPU's own pseudo-random stream (prandom_u32_state()), here drawn from
-    // the seed, the CPU and the draw's number alone, so that it takes nothing from the
-    // simulator's stream.
-    unsigned sched_rng(int cpu) {
-        constexpr std::uint64_t sched_rng_key = std::uint64_t{1} << 62;
-        constexpr des::distribution any_u32{des::distribution::kind::uniform, 0, 0xffff'ffff};
-        auto& n = rng_draws_[static_cast<std::size_t>(cpu)];
-        return static_cast<unsigned>(
-            sim_.keyed_draw(any_u32, sched_rng_key | static_cast<std::uint64_t>(cpu), n++));
-    }
-
     // rq->rd->overload: some CPU has more than one runnable task; newly-idle balancing
     // only runs while it is set. Set on enqueue (add_nr_running), cleared by a balance of
     // the whole machine that found none.
@@ -272,6 +249,29 @@ public:
     }
 
 private:
+    // update_newidle_stats(): every 1024 passes the ratio is the weighed successes of the
+    // last ones, and the counts halve.
+    static void update_newidle_stats(sched_domain& sd, unsigned success) {
+        ++sd.newidle_call;
+        sd.newidle_success += success;
+        if (sd.newidle_call >= 1024) {
+            sd.newidle_ratio = sd.newidle_success;
+            sd.newidle_call /= 2;
+            sd.newidle_success /= 2;
+        }
+    }
+
+    // sched_rng(): the CPU's own pseudo-random stream (prandom_u32_state()), here drawn from
+    // the seed, the CPU and the draw's number alone, so that it takes nothing from the
+    // simulator's stream.
+    unsigned sched_rng(int cpu) {
+        constexpr std::uint64_t sched_rng_key = std::uint64_t{1} << 62;
+        constexpr des::distribution any_u32{des::distribution::kind::uniform, 0, 0xffff'ffff};
+        auto& n = rng_draws_[static_cast<std::size_t>(cpu)];
+        return static_cast<unsigned>(
+            sim_.keyed_draw(any_u32, sched_rng_key | static_cast<std::uint64_t>(cpu), n++));
+    }
+
     struct lb_env {
         lb_env(sched_domain& d, rq& to, cpu_idle_type t) : sd(d), dst(&to), idle(t) {}
         sched_domain& sd;
