@@ -35,11 +35,12 @@ SERIES = f"{HOST.series[0]}.{HOST.series[1]}"
 # The host kernel's build, as measure compares it with a scenario's (true where unknown).
 IRQ = "false" if HOST.config_flag("CONFIG_IRQ_TIME_ACCOUNTING") is False else "true"
 NOHZ = "false" if HOST.config_flag("CONFIG_NO_HZ_COMMON") is False else "true"
+PREEMPT = HOST.preempt() or "none"
 # This host's [machine] table. Interpolated into a dedented text it leaves the other lines
 # indented, which TOML allows.
 MACHINE = (
     f'[machine]\ntopology = "host"\nkernel = "{SERIES}"\nhz = {HOST.hz or 250}\n'
-    f"irq_time_accounting = {IRQ}\nnohz_idle = {NOHZ}"
+    f'irq_time_accounting = {IRQ}\nnohz_idle = {NOHZ}\npreempt = "{PREEMPT}"'
 )
 
 
@@ -734,9 +735,44 @@ def test_host_machine_is_a_machine_table_the_reader_accepts() -> None:
     if HOST.config is not None:
         assert machine["irq_time_accounting"] == HOST.config_flag("CONFIG_IRQ_TIME_ACCOUNTING")
         assert machine["nohz_idle"] == HOST.config_flag("CONFIG_NO_HZ_COMMON")
+    assert machine.get("preempt") == HOST.preempt()
     if isinstance(machine["topology"], dict):
         t = machine["topology"]
         assert t["packages"] * t["cores"] * t["threads"] == machine["cpus"]
+
+
+DYNAMIC_NONE = {"CONFIG_PREEMPT_DYNAMIC": "y", "CONFIG_PREEMPT_NONE": "y"}
+
+
+@pytest.mark.parametrize(
+    ("config", "debugfs", "cmdline", "mode"),
+    [
+        # debugfs shows the mode in effect, in parentheses.
+        (DYNAMIC_NONE, "none voluntary (full) lazy", "preempt=lazy", "full"),
+        # Else a PREEMPT_DYNAMIC kernel's boot option; what follows "--" is init's.
+        (DYNAMIC_NONE, None, "quiet preempt=lazy -- preempt=full", "lazy"),
+        (DYNAMIC_NONE, None, "quiet -- preempt=lazy", "none"),
+        # Without PREEMPT_DYNAMIC the option does nothing: the configured model.
+        ({"CONFIG_PREEMPT_VOLUNTARY": "y"}, None, "preempt=lazy", "voluntary"),
+        ({"CONFIG_PREEMPT_LAZY": "y", "CONFIG_PREEMPT": "y"}, None, "", "lazy"),
+        ({"CONFIG_PREEMPT": "y"}, None, "", "full"),
+        # PREEMPT_RT is not modelled; nothing readable says nothing.
+        ({"CONFIG_PREEMPT_RT": "y", "CONFIG_PREEMPT_DYNAMIC": "y"}, "(full)", "", None),
+        (None, None, "", None),
+    ],
+)
+def test_the_hosts_preemption_model(
+    monkeypatch: pytest.MonkeyPatch,
+    config: Optional[dict[str, str]],
+    debugfs: Optional[str],
+    cmdline: str,
+    mode: Optional[str],
+) -> None:
+    texts = {os.path.join(_host.DEBUG_SCHED, "preempt"): debugfs, "/proc/cmdline": cmdline}
+    monkeypatch.setattr(_host, "read_text", texts.get)
+    host = dataclasses.replace(HOST, config=config, unreadable={})
+    assert host.preempt() == mode
+    assert ("preempt" in host.unreadable) == (mode is None)
 
 
 def test_other_work_is_each_threads_time_in_the_window_longest_first() -> None:

@@ -20,6 +20,14 @@ CAP_SYS_NICE = 23
 DEBUG_SCHED = "/sys/kernel/debug/sched"
 PROC_SYS_KERNEL = "/proc/sys/kernel"
 HZ_CHOICES = (100, 250, 300, 1000)
+# The Kconfig preemption model, which a PREEMPT_DYNAMIC kernel boots with unless preempt=.
+PREEMPT_CONFIG = (
+    ("CONFIG_PREEMPT_LAZY", "lazy"),
+    ("CONFIG_PREEMPT", "full"),
+    ("CONFIG_PREEMPT_VOLUNTARY", "voluntary"),
+    ("CONFIG_PREEMPT_NONE", "none"),
+)
+PREEMPT_MODES = ("none", "voluntary", "full", "lazy")
 
 
 def read_text(path: str) -> Optional[str]:
@@ -254,6 +262,28 @@ class Host:
         if value is None:
             self.unreadable[name] = "not readable"
         return value
+
+    def preempt(self) -> Optional[str]:
+        """The preemption model the kernel runs: debugfs sched/preempt's current mode (in
+        parentheses) where readable, else a PREEMPT_DYNAMIC kernel's ``preempt=`` boot
+        option, else the configured model; None under PREEMPT_RT (not modelled) or when
+        nothing says."""
+        if self.config_flag("CONFIG_PREEMPT_RT"):
+            self.unreadable["preempt"] = "PREEMPT_RT, which the model does not have"
+            return None
+        shown = re.search(r"\((\w+)\)", read_text(os.path.join(DEBUG_SCHED, "preempt")) or "")
+        if shown and shown.group(1) in PREEMPT_MODES:
+            return shown.group(1)
+        if self.config_flag("CONFIG_PREEMPT_DYNAMIC"):
+            kernel_args = (read_text("/proc/cmdline") or "").split(" -- ")[0].split()
+            for arg in kernel_args:
+                if arg.startswith("preempt=") and arg[len("preempt=") :] in PREEMPT_MODES:
+                    return arg[len("preempt=") :]
+        for flag, mode in PREEMPT_CONFIG:
+            if self.config_flag(flag):
+                return mode
+        self.unreadable["preempt"] = "neither debugfs nor the kernel configuration shows it"
+        return None
 
     def rt_bandwidth(self) -> tuple[Optional[bool], Optional[int], Optional[int]]:
         """Whether RT group scheduling is on, and the RT runtime and period (µs; runtime -1:

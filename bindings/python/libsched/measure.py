@@ -138,6 +138,9 @@ def _check(plan: dict[str, Any], host: _host.Host) -> None:
                     f"{str(m[key]).lower()}, the host's kernel has {flag} "
                     f"{'on' if host.config_flag(flag) else 'off'}",
                 )
+    preempt = host.preempt()
+    if preempt is not None and m["preempt"] != preempt:
+        _warn("machine.preempt", f"{m['preempt']}, the host runs preempt={preempt}")
     for key in m["costs_set"]:
         _warn(f"machine.{key}", "set in the scenario; the host's own cost is what it measures")
     if plan["cgroups"]:
@@ -973,6 +976,7 @@ def _provenance(
         "features": features,
         "irq_time_accounting": host.config_flag("CONFIG_IRQ_TIME_ACCOUNTING"),
         "nohz_idle": host.config_flag("CONFIG_NO_HZ_COMMON"),
+        "preempt": host.preempt(),
         "host_name": host.name,
         "host_release": host.release,
         "cgroup_version": host.cgroup.version if host.cgroup else None,
@@ -1130,7 +1134,8 @@ def host_machine() -> dict[str, Any]:
     ``"host"`` when no shape gives it), ``kernel`` (the release with its patch level, whose
     stable fixes the model then has), ``hz``, ``cgroup_version`` and ``autogroup`` where
     the host shows them; ``irq_time_accounting`` and ``nohz_idle`` from the kernel
-    configuration where it is readable; ``rt_group_sched`` when RT group scheduling is on,
+    configuration where it is readable; ``preempt`` where debugfs, the boot options or the
+    configuration show it; ``rt_group_sched`` when RT group scheduling is on,
     and ``sched_rt_runtime`` / ``sched_rt_period`` when the root group's RT bandwidth is not
     the default 950 ms per 1 s."""
     host = _host.read_host()
@@ -1147,6 +1152,9 @@ def host_machine() -> dict[str, Any]:
     if host.config is not None:
         machine["irq_time_accounting"] = bool(host.config_flag("CONFIG_IRQ_TIME_ACCOUNTING"))
         machine["nohz_idle"] = bool(host.config_flag("CONFIG_NO_HZ_COMMON"))
+    preempt = host.preempt()
+    if preempt is not None:
+        machine["preempt"] = preempt
     group_sched, runtime, period = host.rt_bandwidth()
     if group_sched:
         machine["rt_group_sched"] = True

@@ -265,6 +265,7 @@ class Provenance:
     features: Optional[dict[str, bool]] = None
     irq_time_accounting: Optional[bool] = None
     nohz_idle: Optional[bool] = None
+    preempt: Optional[str] = None
     host_name: Optional[str] = None
     host_release: Optional[str] = None
     model: Optional[ModelProvenance] = _of(ModelProvenance, optional=True)

@@ -522,7 +522,7 @@ TEST_CASE("run --why: each task's preemptions and migrations split by reason") {
     CHECK(json.err.find("--why prints text: not with --json") != std::string::npos);
 }
 
-TEST_CASE("run --kernel and --hz override the file's machine") {
+TEST_CASE("run --kernel, --hz and --preempt override the file's machine") {
     const temp_file f("override.toml", pair_scenario);
     const cli_result r = cli({"run", "-q", "--json", "--kernel", "5.15", "--hz", "1000", f.path()});
     REQUIRE(r.status == 0);
@@ -532,6 +532,14 @@ TEST_CASE("run --kernel and --hz override the file's machine") {
     CHECK(doc["provenance"]["hz"] == 1000);
 
     CHECK(cli({"run", "--kernel", "banana", f.path()}).status == 2);
+    const cli_result lazy =
+        cli({"run", "-q", "--json", "--kernel", "6.18", "--preempt", "lazy", f.path()});
+    REQUIRE(lazy.status == 0);
+    CHECK(nlohmann::json::parse(lazy.out)["provenance"]["preempt"] == "lazy");
+    CHECK(cli({"run", "--preempt", "rt", f.path()}).status == 2);
+    const cli_result early = cli({"run", "-q", "--kernel", "6.12", "--preempt", "lazy", f.path()});
+    CHECK(early.status == 1);
+    CHECK(early.err.find("machine.preempt") != std::string::npos);
     const cli_result old = cli({"run", "-q", "--kernel", "4.19", f.path()});
     CHECK(old.status == 1);
     CHECK(old.err.find("machine.kernel") != std::string::npos);

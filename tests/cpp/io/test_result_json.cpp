@@ -80,6 +80,7 @@ TEST_CASE("the provenance names the model, its release and every parameter in ef
     CHECK_FALSE(p["features"].contains("delay_dequeue")); // 6.12+
     CHECK_FALSE(p["features"].contains("gentle_fair_sleepers"));
     CHECK(p["irq_time_accounting"] == true);
+    CHECK(p["preempt"] == "none");
     CHECK(p["host_name"].is_null());
     CHECK(p["model"]["calc_delta"] == "inverse");
     CHECK(p["model"]["resched_latency"] == 1'000);
@@ -200,8 +201,10 @@ TEST_CASE("write_json writes the text of to_json(...).dump() one task at a time"
 TEST_CASE("a measured run leaves what user space cannot see null, and streams the same") {
     run_result r = sample_run::result();
     r.provenance.source = result_source::measured;
+    r.provenance.preempt.reset(); // a host that does not show it
     const nlohmann::json j = to_json(r, sample_run::scenario());
     CHECK(j["provenance"]["source"] == "measured");
+    CHECK(j["provenance"]["preempt"].is_null());
     const nlohmann::json& rep = j["repetitions"][0];
     CHECK(rep["model"].is_null());
     CHECK(rep["tasks"][2]["model"].is_null());

@@ -78,6 +78,7 @@ wakeup_granularity = "2ms"
 calc_delta = "exact"
 resched_latency = "2us"
 irq_time_accounting = false
+preempt = "full"
 tick_irq = "500ns"
 sleep_cost = { dist = "uniform", low = "3us", high = "21us" }
 tick_latency = { dist = "uniform", low = "12us", high = "40us" }
@@ -134,6 +135,7 @@ tolerance = { share = 0.005, ratio = 0.03 }
     CHECK(m.delta_mode == calc_delta_mode::exact_division);
     CHECK(m.resched_latency_ns == 2'000);
     CHECK_FALSE(m.irq_time_accounting);
+    CHECK(m.preempt == preempt_mode::full);
     CHECK(m.tick_irq_ns == 500);
     CHECK(m.sleep_cost == distribution{distribution::kind::uniform, 3'000, 21'000});
     CHECK(m.tick_latency == distribution{distribution::kind::uniform, 12'000, 40'000});
@@ -273,6 +275,10 @@ TEST_CASE("mistakes name the field as written, the file and the line") {
          "not a whole number of milliseconds"},
         {"hz = 250", "hz = 250\nfair_server_runtime = \"10ms\"", "machine.fair_server_runtime",
          "the fair server exists from 6.12"},
+        {"hz = 250", "hz = 250\npreempt = \"rt\"", "machine.preempt",
+         "\"rt\" is not one of \"none\", \"voluntary\", \"full\", \"lazy\""},
+        {"kernel = \"6.8\"", "kernel = \"6.12\"\npreempt = \"lazy\"", "machine.preempt",
+         "the lazy preemption model exists from 6.13"},
         {"nice = 5", "nice = 5\nbehaviour = \"periodic\"", "tasks[1].behaviour",
          "needs its run and sleep times"},
         {"nice = 5", "nice = 5\nbehaviour = { type = \"periodic\", run = \"1ms\" }",

@@ -84,6 +84,14 @@ std::vector<kernel_version> eevdf_releases() {
     return out;
 }
 
+std::vector<kernel_version> from(kernel_version first) {
+    std::vector<kernel_version> out;
+    for (const kernel_version v : sampled)
+        if (v >= first)
+            out.push_back(v);
+    return out;
+}
+
 std::vector<kernel_version> bandwidth_releases() { // CFS bandwidth: modelled from 5.4
     std::vector<kernel_version> out;
     for (const kernel_version v : sampled)
@@ -661,6 +669,62 @@ TEST_CASE("ipi_latency: a wakeup onto another idle CPU waits for the IPI and its
             CHECK(late.max == exit + ipi + exit + rl);
             CHECK(p.window_nr_migrations == 1);
         }
+    }
+}
+
+// PREEMPT_LAZY (6.13+): the fair class's wakeup preemption sets TIF_NEED_RESCHED_LAZY, for
+// which __resched_curr() sends another CPU no IPI. b, woken on CPU 1 by a's sem_post on
+// CPU 0, preempts the SCHED_IDLE burner there at once after the IPI with preempt = "none",
+// and only at CPU 1's next tick under "lazy" (sched_tick() promotes the request). On CPUs
+// that share no cache the wakeup itself goes by IPI (ttwu_queue_wakelist()), whose return
+// to user mode honours the lazy request: as with "none".
+const bool cov_preempt = covers("preempt", {"preempt"}, from({6, 13}));
+TEST_CASE("preempt: under the lazy model a wakee preempts another CPU at its next tick") {
+    for (const kernel_version k : from({6, 13})) {
+        scenario sc = machine(k);
+        sc.machine.cpus = 2;
+        sc.machine.online_cpus = 2;
+        step_spec post, wait;
+        post.type = step_spec::kind::sem_post;
+        wait.type = step_spec::kind::sem_wait;
+        post.name = wait.name = "to_b";
+        task_spec a = periodic("a", 0, 0), b = periodic("b", 0, 0);
+        a.behaviour.type = b.behaviour.type = behaviour_spec::kind::steps;
+        a.behaviour.steps.phases = {{-1,
+                                     {timed_step(step_spec::kind::run, 300 * us), post,
+                                      timed_step(step_spec::kind::sleep, 2'300 * us)}}};
+        b.behaviour.steps.phases = {{-1, {wait, timed_step(step_spec::kind::run, 100 * us)}}};
+        task_spec c = burner("c");
+        c.policy = sched_policy::idle;
+        a.affinity = {0};
+        b.affinity = c.affinity = {1};
+        sc.tasks = {a, b, c};
+        const duration ipi = sc.machine.ipi_latency_ns, rl = sc.machine.resched_latency_ns;
+        const auto check = [&](preempt_mode mode, bool shared_cache) {
+            INFO(k.str() << " preempt " << preempt_mode_name(mode) << ", shared cache "
+                         << shared_cache);
+            sc.machine.preempt = mode;
+            sc.machine.topology.reset();
+            if (!shared_cache)
+                sc.machine.topology = symmetric_topology(2, 1, 1);
+            const traced t = run_traced(sc);
+            const std::vector<sim_time>& woke = t.woke.at("b");
+            std::size_t n = 0;
+            for (const turn& x : t.turns.at("b")) {
+                if (!x.after_wakeup || x.in < woke.front())
+                    continue;
+                const sim_time w = *std::prev(std::upper_bound(woke.begin(), woke.end(), x.in));
+                REQUIRE(w % ms != 0);
+                const bool waits = mode == preempt_mode::lazy && shared_cache;
+                CHECK(x.in - w == (waits ? (w / ms + 1) * ms - w + rl : ipi + rl));
+                ++n;
+            }
+            CHECK(n > 300);
+            CHECK(find(t.result, "b").nr_migrations == 0);
+        };
+        check(preempt_mode::none, true);
+        check(preempt_mode::lazy, true);
+        check(preempt_mode::lazy, false);
     }
 }
 
@@ -1651,14 +1715,6 @@ scenario fifo_vs_fair(kernel_version v, duration length) {
     return sc;
 }
 
-std::vector<kernel_version> from(kernel_version first) {
-    std::vector<kernel_version> out;
-    for (const kernel_version v : sampled)
-        if (v >= first)
-            out.push_back(v);
-    return out;
-}
-
 // Before 6.12, and with rt_group_sched from 6.12: RT runs sched_rt_runtime of each
 // sched_rt_period; the fair task the rest, within a tick per period.
 const bool cov_rt_bw = covers("rt_bandwidth", {"sched_rt_runtime", "sched_rt_period"}, sampled);
@@ -1837,12 +1893,12 @@ TEST_CASE("every feature and every machine override has a conformance test") {
     [[maybe_unused]] const auto& [cpus, topology, online_cpus, hz, kernel, scaling, base_slice_ns,
                                   latency_ns, min_granularity_ns, wakeup_granularity_ns, features,
                                   cpusets, delta_mode, resched_latency_ns, irq_time_accounting,
-                                  tick_irq_ns, nohz_idle, timer_slack_ns, idle_exit_latency_ns,
-                                  ipi_latency_ns, tick_latency, sleep_cost, cgroup_version,
-                                  autogroup, shares_to_weight, cfs_bandwidth_slice_ns,
-                                  smt_throughput, sched_rt_runtime, sched_rt_period,
-                                  sched_rr_timeslice, rt_group_sched, fair_server_runtime,
-                                  fair_server_period] = machine_spec{};
+                                  tick_irq_ns, nohz_idle, preempt, timer_slack_ns,
+                                  idle_exit_latency_ns, ipi_latency_ns, tick_latency, sleep_cost,
+                                  cgroup_version, autogroup, shares_to_weight,
+                                  cfs_bandwidth_slice_ns, smt_throughput, sched_rt_runtime,
+                                  sched_rt_period, sched_rr_timeslice, rt_group_sched,
+                                  fair_server_runtime, fair_server_period] = machine_spec{};
     struct override_field {
         const char* name;
         std::vector<kernel_version> releases; // where it applies
@@ -1860,6 +1916,7 @@ TEST_CASE("every feature and every machine override has a conformance test") {
         {"irq_time_accounting", sampled},
         {"tick_irq_ns", sampled},
         {"nohz_idle", sampled},
+        {"preempt", from({6, 13})},
         {"timer_slack_ns", sampled},
         {"idle_exit_latency_ns", sampled},
         {"ipi_latency_ns", sampled},

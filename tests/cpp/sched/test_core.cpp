@@ -121,6 +121,38 @@ TEST_CASE("a CPU going idle stops its tick unless a timer of its own expires by 
     }
 }
 
+// resched_curr_lazy() (6.13+): under the lazy model only TIF_NEED_RESCHED_LAZY, which waits
+// for the CPU's next return to user mode: a busy CPU's tick (at 12 ms, HZ 250) promotes
+// it. The idle task is asked outright (__resched_curr()), as is every CPU without the model.
+TEST_CASE("a lazy reschedule waits for the CPU's tick, the idle task is rescheduled outright") {
+    fair_params lazy({6, 18}, default_tunables({6, 18}, 2, 250));
+    lazy.lazy_preemption = true;
+    machine m(lazy, 2);
+    task t;
+    m.fork(t, 1);
+    m.sim.run(10 * ms + 500'000);
+    rq& busy = m.c.cpu_rq(1);
+    REQUIRE(busy.curr == &t);
+    resched_curr_lazy(busy, resched_reason::wakeup_preempt, true);
+    CHECK(busy.need_resched_lazy);
+    CHECK_FALSE(busy.need_resched);
+    m.sim.run(12 * ms - 1);
+    CHECK(busy.need_resched_lazy); // no IPI, no tick yet
+    m.sim.run(12 * ms + 100'000);
+    CHECK_FALSE(busy.need_resched_lazy); // the tick's return to user mode honoured it
+    CHECK(busy.curr == &t);              // the only task, picked again
+
+    rq& idle = m.c.cpu_rq(0);
+    REQUIRE(idle.curr == &idle.idle);
+    resched_curr_lazy(idle, resched_reason::wakeup_preempt, true);
+    CHECK(idle.need_resched);
+    CHECK_FALSE(idle.need_resched_lazy);
+
+    resched_curr_lazy(busy, resched_reason::wakeup_preempt, false);
+    CHECK(busy.need_resched);
+    CHECK_FALSE(busy.need_resched_lazy);
+}
+
 TEST_CASE("try_to_wake_up moves a task whose CPU it may no longer use, as a migration") {
     machine m({5, 15});
     task t;

@@ -140,6 +140,7 @@ struct run_command {
     bool why = false;      // preemptions and migrations by reason after the report
     std::string kernel;    // overrides machine.kernel
     std::optional<int> hz; // overrides machine.hz
+    std::optional<preempt_mode> preempt; // overrides machine.preempt
     bool check_invariants = false;
 };
 
@@ -216,6 +217,8 @@ inline int cmd_run(const run_command& cmd, std::ostream& out, std::ostream& err)
             sc->machine.kernel = *kernel;
         if (cmd.hz)
             sc->machine.hz = *cmd.hz;
+        if (cmd.preempt)
+            sc->machine.preempt = *cmd.preempt;
         run_options options;
         options.repetitions = cmd.repetitions;
         options.seed = cmd.seed;
@@ -739,6 +742,14 @@ inline int run_cli(const std::vector<std::string>& args, std::ostream& out, std:
         run_app->add_option("--kernel", run.kernel,
                             "Run as this kernel release instead of the file's (e.g. 5.15, 6.12)");
         run_app->add_option("--hz", run.hz, "Run at this CONFIG_HZ instead of the file's");
+        std::map<std::string, preempt_mode> preempt_modes;
+        for (const auto& [name, mode] : preempt_mode_names)
+            preempt_modes.emplace(name, mode);
+        run_app
+            ->add_option("--preempt", run.preempt,
+                         "Run under this preemption model instead of the file's (none, "
+                         "voluntary, full, lazy: 6.13+)")
+            ->transform(CLI::CheckedTransformer(preempt_modes));
         run_app->add_option("--trace", run.trace,
                             "Write every repetition's scheduling events to this CSV file "
                             "(one scenario only)");

@@ -116,6 +116,7 @@ inline nlohmann::json provenance_json(const provenance& p) {
         {"features", p.features},
         {"irq_time_accounting", p.irq_time_accounting},
         {"nohz_idle", p.nohz_idle},
+        {"preempt", p.preempt ? nlohmann::json(preempt_mode_name(*p.preempt)) : nullptr},
         {"host_name", optional_json(p.host_name)},
         {"host_release", optional_json(p.host_release)},
         {"model", nullptr},

@@ -508,6 +508,7 @@ inline machine_spec read_machine(const toml::node& n, const std::string& field, 
     t.take_into("resched_latency", m.resched_latency_ns, read_duration);
     t.take_into("irq_time_accounting", m.irq_time_accounting, read_bool);
     t.take_into("nohz_idle", m.nohz_idle, read_bool);
+    t.take_into("preempt", m.preempt, choice_reader<preempt_mode>(preempt_mode_names));
     t.take_into("smt_throughput", m.smt_throughput, read_number);
     t.take_into("tick_irq", m.tick_irq_ns, read_duration);
     t.take_into("timer_slack", m.timer_slack_ns, read_duration);

@@ -42,8 +42,10 @@ struct provenance {
     sched_tunables tunables;
     // Every feature the release has, by its lower-case name, on or off.
     std::map<std::string, bool> features;
-    bool irq_time_accounting = true;     // CONFIG_IRQ_TIME_ACCOUNTING
-    bool nohz_idle = true;               // CONFIG_NO_HZ_IDLE
+    bool irq_time_accounting = true; // CONFIG_IRQ_TIME_ACCOUNTING
+    bool nohz_idle = true;           // CONFIG_NO_HZ_IDLE
+    // The preemption model; a measurement leaves it unset where the host does not show it.
+    std::optional<preempt_mode> preempt;
     std::optional<model_settings> model; // simulated results only
     // Host facts of a measurement (uname -n, uname -r); unset for a simulation.
     std::optional<std::string> host_name;
@@ -69,6 +71,7 @@ inline provenance simulated_provenance(const scenario& sc, const fair_params& pa
     }
     p.irq_time_accounting = m.irq_time_accounting;
     p.nohz_idle = m.nohz_idle;
+    p.preempt = m.preempt;
     p.model = model_settings{params.delta_mode, m.resched_latency_ns,   m.tick_irq_ns,
                              m.timer_slack_ns,  m.idle_exit_latency_ns, m.ipi_latency_ns,
                              m.tick_latency,    m.sleep_cost,           seed,

@@ -6,6 +6,7 @@
 #include <libsched/scenario/container_cpu.hpp>
 #include <libsched/sched/calc_delta.hpp>
 #include <libsched/sched/kernel_version.hpp>
+#include <libsched/sched/preempt.hpp>
 #include <libsched/sched/sched_policy.hpp>
 #include <libsched/sched/topology.hpp>
 #include <libsched/sched/tunables.hpp>
@@ -195,6 +196,10 @@ struct machine_spec {
     // restarts it on the tick grid when it gets work. An idle tick changes nothing in the
     // model, so this only saves events; false keeps every tick.
     bool nohz_idle = true;
+    // The preemption model (CONFIG_PREEMPT_*, or preempt= with PREEMPT_DYNAMIC). none,
+    // voluntary and full treat a user-space task alike; lazy (6.13+) lets the fair class's
+    // requests to a busy CPU wait for its next return to user mode.
+    preempt_mode preempt = preempt_mode::none;
     // The timer slack of a normal task (its timer_slack_ns, inherited from init: 50 us): a
     // sleep becomes a range timer [due, due + slack] (hrtimer_set_expires_range_ns()).
     duration timer_slack_ns = 50'000;

@@ -192,6 +192,10 @@ inline void check_machine(const machine_spec& m, const valid_bases& b, validatio
         reject(v, "machine.kernel", *e);
     check_tunable_overrides(m, v);
     check_features(m, b, v);
+    if (m.preempt == preempt_mode::lazy && b.kernel && m.kernel < kernel_version{6, 13})
+        reject(v, "machine.preempt",
+               "the lazy preemption model exists from 6.13 (7c70cb94d29c); the machine runs " +
+                   m.kernel.str());
     if (const auto f = m.smt_throughput) {
         if (!(*f > 0.0 && *f <= 1.0))
             reject(v, "machine.smt_throughput",

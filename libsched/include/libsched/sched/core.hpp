@@ -267,7 +267,9 @@ public:
     // select_task_rq() gives, with the waker's CPU as this_cpu, and is enqueued. A wakee
     // placed on another CPU than the waker's costs that CPU an IPI (ttwu_queue_wakelist()
     // or the remote resched_curr()) before it can reschedule; the enqueue itself is done at
-    // once, as the waker does it when the CPUs share a cache.
+    // once, as the waker does it when the CPUs share a cache. Under the lazy model a lazy
+    // request alone sends no IPI (lazy_waits()); the waker's CPU returns to user mode after
+    // the wakeup (its interrupt or system call) and honours its own.
     void try_to_wake_up(task& p, int waker, wake_flags wf = wake_flags::none) {
         if (!p.se.on_rq) {
             const int cpu = select_task_rq(p, p.cpu, waker, wf);
@@ -298,9 +300,21 @@ public:
             if (lb_)
                 lb_->idle_ended(r, now());
         }
-        if (r.cpu != waker)
+        if (r.cpu == waker) {
+            hrtick_start(r, *r.curr, true);
+            return;
+        }
+        if (!lazy_waits(r, waker))
             maybe_resched(r, ipi);
-        hrtick_start(r, *r.curr, true);
+        // hrtick_start() of another CPU's timer goes by IPI too (hrtick_csd).
+        const bool hrtick_ipi = arm_hrtick(r, *r.curr, true);
+        if (!lazy_waits(r, waker))
+            maybe_resched(r);
+        else if (hrtick_ipi)
+            maybe_resched(r, ipi);
+        rq& w = cpu_rq(waker);
+        if (w.need_resched_lazy)
+            maybe_resched(w);
     }
 
     // The wakeup by a timer on the CPU the task slept on: that CPU is the waker's.
@@ -486,12 +500,21 @@ public:
 
     // A preemption point: a pending reschedule takes effect resched_latency later (after
     // the rest of an interrupt handler that asked for it, or the IPI that carries it to
-    // another CPU, if any).
+    // another CPU, if any). It is the CPU's return to user mode, which honours a lazy
+    // request too (exit_to_user_mode_loop()); the tick's promotes one (sched_tick()).
     void maybe_resched(rq& r, duration before = 0) {
         cpu_state& c = cpu_of(r);
-        if (!r.need_resched || c.resched.active())
+        if (!resched_pending(r) || c.resched.active())
             return;
         c.resched.start_in(before + costs_.resched_latency);
+    }
+
+    // A lazy request alone, made on r from the CPU `from`, waits for r's CPU to return to
+    // user mode on its own: __resched_curr() sends no IPI for it, unless the wakeup itself
+    // went to that CPU by IPI (ttwu_queue_wakelist(): the CPUs share no cache).
+    bool lazy_waits(const rq& r, int from) const {
+        return r.need_resched_lazy && !r.need_resched && r.cpu != from &&
+               (lb_ == nullptr || lb_->domains().cpus_share_cache(r.cpu, from));
     }
 
     // clock_gettime(CLOCK_THREAD_CPUTIME_ID) by the running task itself: task_sched_runtime()
@@ -529,7 +552,8 @@ private:
 
     // detach_task() + attach_task(): the task leaves src as queued (DEQUEUE_NOCLOCK only,
     // so old CFS keeps its vruntime relative and EEVDF its lag), moves, and joins dst, which
-    // may then preempt.
+    // may then preempt. A balance pass pulls to its own CPU; src's stopper pushes (an
+    // active balance, an affinity change), so a lazy request waits there (lazy_waits()).
     void move_queued_task(task& p, rq& src, rq& dst, migrate_reason why) override {
         update_rq_clock(src);
         update_rq_clock(dst);
@@ -542,7 +566,10 @@ private:
         p.migrating = false;
         activated(dst);
         wakeup_preempt(dst, p, wake_flags::none);
-        maybe_resched(dst);
+        const bool pushed =
+            why == migrate_reason::active_load_balance || why == migrate_reason::set_cpus_allowed;
+        if (!lazy_waits(dst, pushed ? src.cpu : dst.cpu))
+            maybe_resched(dst);
     }
 
     // stop_one_cpu_nowait(): the CPU's stopper wakes and preempts whatever runs.
@@ -784,7 +811,7 @@ private:
     }
     void on_resched(std::uint64_t cpu) {
         rq& r = cpu_rq(static_cast<int>(cpu));
-        if (r.need_resched)
+        if (resched_pending(r))
             schedule(r, true);
     }
 
@@ -859,7 +886,7 @@ private:
     // otherwise prev is preempted (involuntary). Counters move only if next != prev.
     // why: what made a still runnable prev give up the CPU, for the trace.
     void do_schedule(rq& r, bool preempt, resched_reason why) {
-        if (r.need_resched && why == resched_reason::none)
+        if (resched_pending(r) && why == resched_reason::none)
             why = r.resched_why;
         update_rq_clock(r);
         if (params().feat(feature::hrtick)) // HRTICK_DL, the other test, is not modelled
@@ -878,6 +905,7 @@ private:
         task& next = pick_next_task(r, prev);
         sync_fair_server(r);    // the pick may have dequeued delayed tasks for good
         r.need_resched = false; // clear_tsk_need_resched(prev): after the pick, as the kernel
+        r.need_resched_lazy = false;
         hrtick_start(r, next, false);
         if (&next == &prev)
             return;
@@ -1057,13 +1085,19 @@ private:
     // of the running task, or leave it as it is. __schedule() cleared it before the pick.
     // The class is asked only under HRTICK, tested first as hrtick_enabled_fair() does.
     void hrtick_start(rq& r, task& running, bool enqueue) {
-        if (params().feat(feature::hrtick)) {
-            if (const auto delay = running.sched_class->hrtick_delay(r, enqueue)) {
-                cpu_of(r).hrtick.start_in(*delay);
-                r.hrtick_active = true;
-            }
-        }
+        arm_hrtick(r, running, enqueue);
         maybe_resched(r);
+    }
+    // Whether the timer was (re)armed.
+    bool arm_hrtick(rq& r, task& running, bool enqueue) {
+        if (!params().feat(feature::hrtick))
+            return false;
+        const auto delay = running.sched_class->hrtick_delay(r, enqueue);
+        if (!delay)
+            return false;
+        cpu_of(r).hrtick.start_in(*delay);
+        r.hrtick_active = true;
+        return true;
     }
 
     // hrtick(): the slice timer expired; the class's tick with queued = 1.

@@ -235,12 +235,12 @@ public:
             set_next_buddy(wakee);
             next_buddy_marked = true;
         }
-        if (r.need_resched)
+        if (r.need_resched) // test_tsk_need_resched(): TIF_NEED_RESCHED, not the lazy bit
             return;
         sched_entity* se = &curr_task.se;
         if (!should_preempt_wakeup(curr_task, p, se, flags, next_buddy_marked))
             return;
-        resched_curr(r, resched_reason::wakeup_preempt);
+        resched_curr_lazy(r, resched_reason::wakeup_preempt, p_.lazy_preemption);
         if (!p_.eevdf() && se->on_rq && p_.feat(feature::last_buddy) && scale &&
             entity_is_task(*se))
             set_last_buddy(*se);
@@ -489,8 +489,9 @@ public:
         else if (p_.feat(feature::preempt_short) && !eevdf::protect_slice(p_, *curr))
             resched = resched || !entity_eligible(q, *curr); // did_preempt_short()
         if (resched) {
-            resched_curr(r,
-                         used_up ? resched_reason::update_deadline : resched_reason::protect_slice);
+            resched_curr_lazy(
+                r, used_up ? resched_reason::update_deadline : resched_reason::protect_slice,
+                p_.lazy_preemption);
             clear_buddies(q, *curr);
         }
     }
@@ -847,8 +848,8 @@ private:
         update_load_avg(p_, q, curr, update_load_flags::update_tg);
         update_cfs_group(curr);
         rq& r = rq_of(q);
-        if (queued) {
-            resched_curr(r, resched_reason::hrtick);
+        if (queued) { // lazy up to 7.0 (5d88e424ec1b makes it resched_curr() after)
+            resched_curr_lazy(r, resched_reason::hrtick, p_.lazy_preemption);
             return;
         }
         if (r.hrtick_active)

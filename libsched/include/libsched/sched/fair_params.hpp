@@ -14,6 +14,8 @@ struct fair_params {
     sched_features feat;
     sched_tunables tun;
     calc_delta_mode delta_mode = calc_delta_mode::inverse_multiply;
+    // PREEMPT_LAZY (6.13+): the class's resched_curr_lazy() sets TIF_NEED_RESCHED_LAZY.
+    bool lazy_preemption = false;
 
     fair_params() = default;
     fair_params(kernel_version v, sched_tunables t,

@@ -24,6 +24,9 @@ struct rq {
     struct rt_rq rt;
     task* curr = &idle;        // the running task, idle when nothing else runs
     bool need_resched = false; // TIF_NEED_RESCHED on curr
+    // TIF_NEED_RESCHED_LAZY on curr (6.13+, preempt=lazy): honoured at the CPU's next return
+    // to user mode, promoted by its next tick.
+    bool need_resched_lazy = false;
     resched_reason resched_why = resched_reason::none; // who set it first
     bool hrtick_active = false; // hrtimer_active(&rq->hrtick_timer): the HRTICK is pending
     // curr came from the fair server, whose budget ran out in that very pick (6.12+): the
@@ -94,12 +97,29 @@ inline duration update_rq_clock(rq& r, sim_time now) {
     return irq_delta;
 }
 
+// A reschedule, lazy or not, is pending on the CPU.
+inline bool resched_pending(const rq& r) {
+    return r.need_resched || r.need_resched_lazy;
+}
+
 // resched_curr(): ask the CPU to reschedule at its next preemption point. The first
 // request since the last switch is the one that preempts.
 inline void resched_curr(rq& r, resched_reason why) {
-    if (!r.need_resched)
+    if (!resched_pending(r))
         r.resched_why = why;
     r.need_resched = true;
+}
+
+// resched_curr_lazy() (6.13+): under the lazy preemption model only TIF_NEED_RESCHED_LAZY,
+// unless the idle task runs (__resched_curr() asks it outright); otherwise resched_curr().
+inline void resched_curr_lazy(rq& r, resched_reason why, bool lazy_preemption) {
+    if (!lazy_preemption || is_idle_task(r, *r.curr)) {
+        resched_curr(r, why);
+        return;
+    }
+    if (!resched_pending(r))
+        r.resched_why = why;
+    r.need_resched_lazy = true;
 }
 
 } // namespace libsched

@@ -4,6 +4,7 @@
 // line of each field is kept for errors found later (validate()). An error in one field
 // is noted and reading goes on with the next, so that a file's mistakes come out together.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <libsched/scenario/detail/did_you_mean.hpp>
@@ -174,6 +175,10 @@ template <class E> class choice_reader {
 public:
     choice_reader(std::initializer_list<std::pair<std::string_view, E>> choices)
         : choices_(choices) {}
+    // From a table of (name, value) pairs, such as preempt_mode_names.
+    template <std::size_t N>
+    explicit choice_reader(const std::array<std::pair<std::string_view, E>, N>& choices)
+        : choices_(choices.begin(), choices.end()) {}
 
     E operator()(const toml::node& n, const std::string& field) const {
         const std::string word = read_string(n, field);
