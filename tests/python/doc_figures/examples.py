@@ -825,4 +825,36 @@ def k8s_migrations(c: libsched.Comparison) -> tuple[int, int]:
     return min(moves), max(moves)
 
 
+def lazy_figures(c: libsched.Comparison) -> tuple[Any, ...]:
+    """lazy-preemption.toml as written (lazy) and with preempt = "none": the service's
+    wakeup p50 and max (ms), its sleeps a second under lazy and none, its wakeup p50 under
+    none (us), and the service's and the batch job's shares under lazy (%)."""
+    none = comparison(scenario("lazy-preemption"), {"machine.preempt": "none"})
+    lazy = summary(c, "service")["wakeup_latency"]
+    return (
+        lazy["p50"] / 1e6,
+        lazy["max"] / 1e6,
+        summary(c, "service")["nvcsw_per_s"],
+        summary(none, "service")["nvcsw_per_s"],
+        summary(none, "service")["wakeup_latency"]["p50"] / 1e3,
+        pct(simulated(c, "service", "share")),
+        pct(simulated(c, "batch", "share")),
+    )
+
+
+SCENARIO_FIGURES += [
+    Figure(
+        scenario("lazy-preemption"),
+        "(`libsched run --latency`: wake p50 {:.1f} ms, max {:.1f} ms; requests that arrive # within one tick are handled in one go, so the service sleeps {:.0f} times a second instead # of {:.0f}). Run it with `--preempt none` (voluntary and full are the same for user-space # tasks) and the IPI brings the preemption at once: {:.0f} us, the IPI and the reschedule. The # CPU split does not move: {:.2f} % for the service, {:.2f} % for the batch job.",
+        scenario("lazy-preemption"),
+        lazy_figures,
+    ),
+    Figure(
+        SCENARIOS_README,
+        "no IPI, so it waits for its CPU's tick ({:.1f} ms p50) where `--preempt none` runs it {:.0f} µs after the wakeup |",
+        scenario("lazy-preemption"),
+        lambda c: (lazy_figures(c)[0], lazy_figures(c)[4]),
+    ),
+]
+
 FIGURES = [*README_FIGURES, *SCENARIO_FIGURES, *REPLAY_FIGURES]
