@@ -677,7 +677,8 @@ TEST_CASE("ipi_latency: a wakeup onto another idle CPU waits for the IPI and its
 // CPU 0, preempts the SCHED_IDLE burner there at once after the IPI with preempt = "none",
 // and only at CPU 1's next tick under "lazy" (sched_tick() promotes the request). On CPUs
 // that share no cache the wakeup itself goes by IPI (ttwu_queue_wakelist()), whose return
-// to user mode honours the lazy request: as with "none".
+// to user mode honours the lazy request: as with "none". So does HRTICK's re-arm of CPU 1's
+// timer at the enqueue (hrtick_start() of another CPU sends an IPI).
 const bool cov_preempt = covers("preempt", {"preempt"}, from({6, 13}));
 TEST_CASE("preempt: under the lazy model a wakee preempts another CPU at its next tick") {
     for (const kernel_version k : from({6, 13})) {
@@ -700,10 +701,11 @@ TEST_CASE("preempt: under the lazy model a wakee preempts another CPU at its nex
         b.affinity = c.affinity = {1};
         sc.tasks = {a, b, c};
         const duration ipi = sc.machine.ipi_latency_ns, rl = sc.machine.resched_latency_ns;
-        const auto check = [&](preempt_mode mode, bool shared_cache) {
+        const auto check = [&](preempt_mode mode, bool shared_cache, bool hrtick = false) {
             INFO(k.str() << " preempt " << preempt_mode_name(mode) << ", shared cache "
-                         << shared_cache);
+                         << shared_cache << ", HRTICK " << hrtick);
             sc.machine.preempt = mode;
+            sc.machine.features["hrtick"] = hrtick;
             sc.machine.topology.reset();
             if (!shared_cache)
                 sc.machine.topology = symmetric_topology(2, 1, 1);
@@ -715,7 +717,7 @@ TEST_CASE("preempt: under the lazy model a wakee preempts another CPU at its nex
                     continue;
                 const sim_time w = *std::prev(std::upper_bound(woke.begin(), woke.end(), x.in));
                 REQUIRE(w % ms != 0);
-                const bool waits = mode == preempt_mode::lazy && shared_cache;
+                const bool waits = mode == preempt_mode::lazy && shared_cache && !hrtick;
                 CHECK(x.in - w == (waits ? (w / ms + 1) * ms - w + rl : ipi + rl));
                 ++n;
             }
@@ -725,6 +727,7 @@ TEST_CASE("preempt: under the lazy model a wakee preempts another CPU at its nex
         check(preempt_mode::none, true);
         check(preempt_mode::lazy, true);
         check(preempt_mode::lazy, false);
+        check(preempt_mode::lazy, true, true);
     }
 }
 

@@ -306,11 +306,10 @@ public:
         }
         if (!lazy_waits(r, waker))
             maybe_resched(r, ipi);
-        // hrtick_start() of another CPU's timer goes by IPI too (hrtick_csd).
+        // hrtick_start() of another CPU's timer goes by IPI too (hrtick_csd), and so does
+        // the resched_curr() of a slice it finds overrun.
         const bool hrtick_ipi = arm_hrtick(r, *r.curr, true);
-        if (!lazy_waits(r, waker))
-            maybe_resched(r);
-        else if (hrtick_ipi)
+        if (!lazy_waits(r, waker) || hrtick_ipi)
             maybe_resched(r, ipi);
         rq& w = cpu_rq(waker);
         if (w.need_resched_lazy)
