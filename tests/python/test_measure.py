@@ -492,7 +492,9 @@ def test_a_short_slice_preempts_the_burner_at_wakeup() -> None:
     simulated = libsched.run(Text(toml))["repetitions"][0]["tasks"][0]["lateness"]
     measured = libsched.measure(Text(toml))["repetitions"][0]["tasks"][0]["lateness"]
     assert simulated["max"] < 1_000_000
-    assert measured["p99"] < 1_000_000
+    # p90, not p99: the host's own noise (its hypervisor's other work) delays one wakeup in
+    # a hundred now and then; without the slice one in four or five waits a whole tick.
+    assert measured["p90"] < 1_000_000
 
 
 def test_the_short_slice_example_does_what_its_comment_says() -> None:
