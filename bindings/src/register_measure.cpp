@@ -149,7 +149,7 @@ json scenario_plan(const scenario& sc, int repetitions) {
         {"cfs_bandwidth_slice_ns", m.cfs_bandwidth_slice_ns},
         {"irq_time_accounting", m.irq_time_accounting},
         {"nohz_idle", m.nohz_idle},
-        {"preempt", preempt_mode_name(m.preempt)},
+        {"preempt", preempt_mode_name(effective_preempt(m))},
         {"costs_set", costs_set(m)},
         {"smt_throughput", optional_value(m.smt_throughput)},
     };

@@ -72,8 +72,8 @@ public:
         sc.machine.cpus = sc.machine.topology->nr_cpus();
         static const kernel_version releases[] = {{5, 4},  {5, 10}, {5, 15}, {6, 1},
                                                   {6, 6},  {6, 8},  {6, 12}, {6, 14},
-                                                  {6, 17}, {6, 18}, {6, 19}};
-        sc.machine.kernel = releases[pick(0, 10)];
+                                                  {6, 17}, {6, 18}, {6, 19}, {7, 0}};
+        sc.machine.kernel = releases[pick(0, 11)];
         static const int hz[] = {100, 250, 300, 1000};
         sc.machine.hz = hz[pick(0, 3)];
         sc.machine.cgroup_version = pick(1, 2);
@@ -99,6 +99,9 @@ public:
                 pick(0, 1) == 1 ? kernel_version{6, 18, 33} : kernel_version{6, 18, 44};
         if (sc.machine.kernel == kernel_version{6, 19} && pick(0, 1) == 1)
             sc.machine.kernel = kernel_version{6, 19, 14};
+        // 7.0 runs lazy preemption by default; 6.13-6.19 now and then too.
+        if (sc.machine.kernel >= kernel_version{6, 13} && pick(0, 3) == 1)
+            sc.machine.preempt = preempt_mode::lazy;
         // And 6.12 stable releases with the fair server's revised wakeup rule (6.12.83) and
         // with 6.17's rework of it under 6.12's throttling (6.12.92).
         if (sc.machine.kernel == kernel_version{6, 12} && pick(0, 1) == 1)

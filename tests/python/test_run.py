@@ -231,3 +231,14 @@ def test_the_command_ends_quietly_when_its_reader_goes(tmp_path: Path) -> None:
         status = p.wait(timeout=120)
     assert "terminate" not in err and "Traceback" not in err, err
     assert status in (0, -signal.SIGPIPE)
+
+
+@pytest.mark.parametrize(
+    ("kernel", "preempt", "effective"),
+    [("6.6", "", "none"), ("7.0", "", "lazy"), ("7.0", 'preempt = "full"', "full")],
+)
+def test_the_preemption_model_is_the_releases_unless_set(
+    kernel: str, preempt: str, effective: str
+) -> None:
+    text = PAIR.replace('kernel = "6.6"', f'kernel = "{kernel}"\n{preempt}')
+    assert libsched.run_text(text)["provenance"]["preempt"] == effective

@@ -147,8 +147,33 @@ TEST_CASE("machine fields are checked") {
     }
     const auto old = rejected([](scenario& s) { s.machine.kernel = {4, 19}; });
     CHECK(old.field == "machine.kernel");
-    CHECK(old.reason == "4.19 is outside the modelled releases 5.0 to 6.19");
-    CHECK(rejected([](scenario& s) { s.machine.kernel = {7, 0}; }).field == "machine.kernel");
+    CHECK(old.reason == "4.19 is outside the modelled releases 5.0 to 7.0");
+    CHECK(rejected([](scenario& s) { s.machine.kernel = {7, 1}; }).field == "machine.kernel");
+}
+
+// 7.0 (7dadeaa6e851): lazy preemption is Kconfig's default, and none and voluntary are gone
+// where it exists: unset, the machine runs lazy from 7.0 and none before; none set on 7.0
+// is a warning (an architecture without lazy preemption still has it); lazy before 6.13 an
+// error.
+TEST_CASE("the preemption model: the release's default, and what a release offers") {
+    scenario sc = valid_scenario();
+    CHECK(effective_preempt(sc.machine) == preempt_mode::none);
+    sc.machine.kernel = {7, 0};
+    CHECK(effective_preempt(sc.machine) == preempt_mode::lazy);
+    CHECK(validate(sc).empty());
+    for (const preempt_mode gone : {preempt_mode::none, preempt_mode::voluntary}) {
+        sc.machine.preempt = gone;
+        const auto w = validate(sc);
+        REQUIRE(w.size() == 1);
+        CHECK(w[0].rfind("machine.preempt: ", 0) == 0);
+        CHECK(w[0].find("7dadeaa6e851") != std::string::npos);
+    }
+    sc.machine.preempt = preempt_mode::full;
+    CHECK(validate(sc).empty());
+    CHECK(rejected([](scenario& s) {
+              s.machine.kernel = {6, 12};
+              s.machine.preempt = preempt_mode::lazy;
+          }).field == "machine.preempt");
 }
 
 TEST_CASE("tunable overrides must be positive and below a second") {

@@ -678,10 +678,13 @@ TEST_CASE("ipi_latency: a wakeup onto another idle CPU waits for the IPI and its
 // and only at CPU 1's next tick under "lazy" (sched_tick() promotes the request). On CPUs
 // that share no cache the wakeup itself goes by IPI (ttwu_queue_wakelist()), whose return
 // to user mode honours the lazy request: as with "none". So does HRTICK's re-arm of CPU 1's
-// timer at the enqueue (hrtick_start() of another CPU sends an IPI).
+// timer at the enqueue (hrtick_start() of another CPU sends an IPI). 7.0 runs lazy unless
+// told otherwise (7dadeaa6e851).
 const bool cov_preempt = covers("preempt", {"preempt"}, from({6, 13}));
 TEST_CASE("preempt: under the lazy model a wakee preempts another CPU at its next tick") {
-    for (const kernel_version k : from({6, 13})) {
+    std::vector<kernel_version> releases = from({6, 13});
+    releases.push_back({7, 0});
+    for (const kernel_version k : releases) {
         scenario sc = machine(k);
         sc.machine.cpus = 2;
         sc.machine.online_cpus = 2;
@@ -701,10 +704,13 @@ TEST_CASE("preempt: under the lazy model a wakee preempts another CPU at its nex
         b.affinity = c.affinity = {1};
         sc.tasks = {a, b, c};
         const duration ipi = sc.machine.ipi_latency_ns, rl = sc.machine.resched_latency_ns;
-        const auto check = [&](preempt_mode mode, bool shared_cache, bool hrtick = false) {
-            INFO(k.str() << " preempt " << preempt_mode_name(mode) << ", shared cache "
-                         << shared_cache << ", HRTICK " << hrtick);
-            sc.machine.preempt = mode;
+        const auto check = [&](std::optional<preempt_mode> set, bool shared_cache,
+                               bool hrtick = false) {
+            sc.machine.preempt = set;
+            const preempt_mode mode = effective_preempt(sc.machine);
+            INFO(sc.machine.kernel.str() << " preempt " << preempt_mode_name(mode)
+                                         << ", shared cache " << shared_cache << ", HRTICK "
+                                         << hrtick);
             sc.machine.features["hrtick"] = hrtick;
             sc.machine.topology.reset();
             if (!shared_cache)
@@ -724,6 +730,11 @@ TEST_CASE("preempt: under the lazy model a wakee preempts another CPU at its nex
             CHECK(n > 300);
             CHECK(find(t.result, "b").nr_migrations == 0);
         };
+        if (k >= kernel_version{7, 0}) {
+            check(std::nullopt, true);
+            check(preempt_mode::full, true);
+            continue;
+        }
         check(preempt_mode::none, true);
         check(preempt_mode::lazy, true);
         check(preempt_mode::lazy, false);

@@ -170,7 +170,7 @@ TEST_CASE("6.12: waking a delayed task requeues it where it was") {
     CHECK(x.se.deadline == deadline);
 }
 
-// ac8e69e69363 with 9f6d929ee2c6 (7.1; 6.18.33): the wakeup's pick dequeues a delayed
+// ac8e69e69363 with 9f6d929ee2c6 (7.1; 6.18.33, 7.0.10): the wakeup's pick dequeues a delayed
 // entity it reaches and picks again, as pick_next_entity() does. x ran 10 ms and slept
 // ineligible (delayed); y then ran 30 ms, so x is eligible with the earliest deadline when
 // w wakes at V (20 ms). Before, the pick found x, not w, and w did not preempt y; with the
@@ -178,7 +178,8 @@ TEST_CASE("6.12: waking a delayed task requeues it where it was") {
 TEST_CASE("6.18.33: the wakeup's pick finishes a delayed sleeper's dequeue and picks again") {
     for (const auto& [v, fixed] :
          {std::pair{kernel_version{6, 18, 32}, false}, std::pair{kernel_version{6, 18, 33}, true},
-          std::pair{kernel_version{6, 19}, false}, std::pair{kernel_version{6, 12}, false}}) {
+          std::pair{kernel_version{6, 19}, false}, std::pair{kernel_version{6, 12}, false},
+          std::pair{kernel_version{7, 0, 9}, false}, std::pair{kernel_version{7, 0, 10}, true}}) {
         INFO(v.str());
         two_tasks s(v);
         task& x = s.run_first(10 * ms);

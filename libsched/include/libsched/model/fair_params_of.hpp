@@ -36,7 +36,7 @@ inline fair_params make_fair_params(const machine_spec& m) {
     if (m.fair_server_period)
         t.fair_server_period = *m.fair_server_period;
     fair_params p(m.kernel, t, m.delta_mode);
-    p.lazy_preemption = m.preempt == preempt_mode::lazy;
+    p.lazy_preemption = effective_preempt(m) == preempt_mode::lazy;
     for (const auto& [name, on] : m.features)
         if (auto f = feature_by_name(name); f && feature_exists(*f, m.kernel))
             p.feat.set(*f, on);

@@ -71,7 +71,7 @@ inline provenance simulated_provenance(const scenario& sc, const fair_params& pa
     }
     p.irq_time_accounting = m.irq_time_accounting;
     p.nohz_idle = m.nohz_idle;
-    p.preempt = m.preempt;
+    p.preempt = effective_preempt(m);
     p.model = model_settings{params.delta_mode, m.resched_latency_ns,   m.tick_irq_ns,
                              m.timer_slack_ns,  m.idle_exit_latency_ns, m.ipi_latency_ns,
                              m.tick_latency,    m.sleep_cost,           seed,

@@ -196,10 +196,11 @@ struct machine_spec {
     // restarts it on the tick grid when it gets work. An idle tick changes nothing in the
     // model, so this only saves events; false keeps every tick.
     bool nohz_idle = true;
-    // The preemption model (CONFIG_PREEMPT_*, or preempt= with PREEMPT_DYNAMIC). none,
-    // voluntary and full treat a user-space task alike; lazy (6.13+) lets the fair class's
-    // requests to a busy CPU wait for its next return to user mode.
-    preempt_mode preempt = preempt_mode::none;
+    // The preemption model (CONFIG_PREEMPT_*, or preempt= with PREEMPT_DYNAMIC); unset:
+    // the release's Kconfig default (default_preempt()). none, voluntary and full treat a
+    // user-space task alike; lazy (6.13+) lets the fair class's requests to a busy CPU
+    // wait for its next return to user mode.
+    std::optional<preempt_mode> preempt;
     // The timer slack of a normal task (its timer_slack_ns, inherited from init: 50 us): a
     // sleep becomes a range timer [due, due + slack] (hrtimer_set_expires_range_ns()).
     duration timer_slack_ns = 50'000;
@@ -249,6 +250,11 @@ struct machine_spec {
     std::optional<duration> fair_server_runtime;
     std::optional<duration> fair_server_period;
 };
+
+// The preemption model the machine runs: the one set, else the release's default.
+inline preempt_mode effective_preempt(const machine_spec& m) {
+    return m.preempt.value_or(default_preempt(m.kernel));
+}
 
 // The task's effective mask for the requested CPUs (empty = every CPU): their
 // intersection with its cpuset's CPUs, as __sched_setaffinity() takes

@@ -196,6 +196,12 @@ inline void check_machine(const machine_spec& m, const valid_bases& b, validatio
         reject(v, "machine.preempt",
                "the lazy preemption model exists from 6.13 (7c70cb94d29c); the machine runs " +
                    m.kernel.str());
+    if ((m.preempt == preempt_mode::none || m.preempt == preempt_mode::voluntary) && b.kernel &&
+        m.kernel >= kernel_version{7, 0})
+        warn(v, "machine.preempt",
+             std::string{preempt_mode_name(*m.preempt)} +
+                 ": from 7.0 x86, arm64 and the other architectures with lazy preemption offer "
+                 "only full and lazy (7dadeaa6e851)");
     if (const auto f = m.smt_throughput) {
         if (!(*f > 0.0 && *f <= 1.0))
             reject(v, "machine.smt_throughput",

@@ -76,9 +76,9 @@ constexpr bool kernel_version::is_eevdf() const {
 
 // Releases the models cover; outside this range a scenario is rejected.
 inline constexpr kernel_version oldest_modelled_kernel{5, 0};
-inline constexpr kernel_version newest_modelled_kernel{6, 19};
+inline constexpr kernel_version newest_modelled_kernel{7, 0};
 
-// Why v cannot be modelled ("4.19 is outside the modelled releases 5.0 to 6.19"), or nullopt.
+// Why v cannot be modelled ("4.19 is outside the modelled releases 5.0 to 7.0"), or nullopt.
 inline std::optional<std::string> unmodelled_release(kernel_version v) {
     if (v >= oldest_modelled_kernel && v <= newest_modelled_kernel)
         return std::nullopt;

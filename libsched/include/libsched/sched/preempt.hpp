@@ -2,6 +2,7 @@
 // The kernel's preemption model (CONFIG_PREEMPT_*, or preempt= / debugfs sched/preempt with
 // PREEMPT_DYNAMIC) and the lazy reschedule request it adds (6.13+).
 #include <array>
+#include <libsched/sched/kernel_version.hpp>
 #include <string_view>
 #include <utility>
 
@@ -24,6 +25,12 @@ inline constexpr std::array<std::pair<std::string_view, preempt_mode>, 4> preemp
     {"full", preempt_mode::full},
     {"lazy", preempt_mode::lazy},
 }};
+
+// Kconfig's default: PREEMPT_NONE up to 6.19; from 7.0 PREEMPT_LAZY where the architecture
+// has it (7dadeaa6e851, which also takes none and voluntary away there).
+inline constexpr preempt_mode default_preempt(kernel_version v) {
+    return v >= kernel_version{7, 0} ? preempt_mode::lazy : preempt_mode::none;
+}
 
 inline constexpr std::string_view preempt_mode_name(preempt_mode m) {
     for (const auto& [name, mode] : preempt_mode_names)

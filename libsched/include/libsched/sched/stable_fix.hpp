@@ -181,7 +181,7 @@ inline constexpr stable_fix wakeup_pick_dequeues_delayed{
     "the wakeup's pick dequeues a delayed entity it finds and picks again while the queue has "
     "entities left",
     {7, 1},
-    {{{6, 18, 33}}}};
+    {{{6, 18, 33}, {7, 0, 10}}}};
 
 // ca125231dd29 "sched/fair: Fix unfairness caused by stalled tg_load_avg_contrib when the
 // last task migrates out" (Fixes 1528c661c24b, 6.7's rate limit): 6.19 (sched-urgent of
