@@ -708,9 +708,9 @@ TEST_CASE("preempt: under the lazy model a wakee preempts another CPU at its nex
                                bool hrtick = false) {
             sc.machine.preempt = set;
             const preempt_mode mode = effective_preempt(sc.machine);
-            INFO(sc.machine.kernel.str() << " preempt " << preempt_mode_name(mode)
-                                         << ", shared cache " << shared_cache << ", HRTICK "
-                                         << hrtick);
+            INFO(sc.machine.kernel.str()
+                 << " preempt " << preempt_mode_name(mode) << ", shared cache " << shared_cache
+                 << ", HRTICK " << hrtick);
             sc.machine.features["hrtick"] = hrtick;
             sc.machine.topology.reset();
             if (!shared_cache)
