@@ -381,9 +381,11 @@ TEST_CASE("reweighting a queued entity keeps its lag in service terms (6.7+); 6.
 
 TEST_CASE("6.18.17+: vprot is set at a pick only, and a reweight scales what is left of it") {
     // Three nice-0 tasks on one CPU (slice 0.7 ms at HZ 250); the picked one runs 0.2 ms.
-    for (const kernel_version v : {kernel_version{6, 18, 16}, kernel_version{6, 18, 17}}) {
+    for (const kernel_version v :
+         {kernel_version{6, 18, 16}, kernel_version{6, 18, 17}, kernel_version{6, 18, 45}}) {
         INFO(v.str() << "." << v.patch);
         const bool fixed = v.patch >= 17;
+        const bool one_union = v.patch < 45; // vlag and vprot, until 80390ead2080
         three_tasks s(v);
         fair_cpu& cpu = s.cpu;
         task& running = cpu.switch_to_next();
@@ -410,17 +412,17 @@ TEST_CASE("6.18.17+: vprot is set at a pick only, and a reweight scales what is 
         else
             CHECK(se.vprot == se.vruntime + 100'000);
 
-        // Reweighted while running, to nice 5 (as a group entity's share changes): 6.18.17
-        // (ff38424030f9) keeps the rest relative to the new vruntime, scaled by 1024 / 335;
-        // 6.18.16 leaves vprot where it was.
-        const u64 vprot_before = se.vprot;
+        // Reweighted while running, to nice 5 (as a group entity's share changes): with the
+        // two fields apart (6.18.45) ff38424030f9 keeps the rest relative to the new
+        // vruntime, scaled by 1024 / 335. In one union the lag that reweight_entity()
+        // writes first takes vprot's place, with or without ff38424030f9 (6.18.16, 6.18.17).
         const s64 left = static_cast<s64>(se.vprot - se.vruntime);
         REQUIRE(left > 0);
         cpu.fc.reweight_entity(cpu.r.cfs, se, task_load_weight(5, false));
-        if (fixed)
-            CHECK(static_cast<s64>(se.vprot - se.vruntime) == left * 1024 / 335);
+        if (one_union)
+            CHECK(se.vprot == static_cast<u64>(se.vlag));
         else
-            CHECK(se.vprot == vprot_before);
+            CHECK(static_cast<s64>(se.vprot - se.vruntime) == left * 1024 / 335);
         CHECK(cpu.r.cfs.tasks_timeline.verify());
     }
 }

@@ -1,6 +1,7 @@
 // sched/stable_fix.hpp: a release's patch level selects the rules stable updates took, as
 // the stable review mails list them (first point release of each series).
 #include <catch2/catch.hpp>
+#include <libsched/sched/fair_params.hpp>
 #include <libsched/sched/features.hpp>
 #include <libsched/sched/stable_fix.hpp>
 #include <libsched/sched/tunables.hpp>
@@ -91,6 +92,16 @@ TEST_CASE("RT_PUSH_IPI is on by default until the point releases that took dd29c
           "on; off from 5.10.261, 5.15.212, 6.1.178, 6.6.145, 6.12.96, 6.18.39, 7.2");
     CHECK(feature_default_text(info(feature::hrtick)) == "off");
     CHECK(feature_default_text(info(feature::place_lag)) == "on");
+}
+
+TEST_CASE("vlag and vprot are one union from 6.17 until 80390ead2080 (7.0, 6.18.45)") {
+    for (const auto& [v, shared] :
+         {std::pair{kernel_version{6, 16}, false}, std::pair{kernel_version{6, 17}, true},
+          std::pair{kernel_version{6, 18, 44}, true}, std::pair{kernel_version{6, 18, 45}, false},
+          std::pair{kernel_version{6, 19, 9}, true}, std::pair{kernel_version{7, 0}, false}}) {
+        INFO(v.str() << "." << v.patch);
+        CHECK(fair_params(v, default_tunables(v, 1, 250)).vprot_shares_vlag() == shared);
+    }
 }
 
 } // namespace test_stable_fix

@@ -20,6 +20,19 @@ inline duration cfs_rq_max_slice(const cfs_rq& q) {
     return max_slice;
 }
 
+// The union of vlag and vprot in 6.17 up to 80390ead2080 (7.0, 6.18.45): what writes one
+// writes the other, so a lag written while the entity runs ends its protected slice.
+inline void set_vlag(const fair_params& p, sched_entity& se, s64 vlag) {
+    se.vlag = vlag;
+    if (p.vprot_shares_vlag())
+        se.vprot = static_cast<u64>(vlag);
+}
+inline void set_vprot(const fair_params& p, sched_entity& se, u64 vprot) {
+    se.vprot = vprot;
+    if (p.vprot_shares_vlag())
+        se.vlag = static_cast<s64>(vprot);
+}
+
 // update_entity_lag() / entity_lag(): vlag = V - vruntime (V given), clamped to the
 // entity's virtual max(2 * slice, TICK_NSEC); from 6.18.17 / 6.19.7 (6e3c0a4e1ad1) to the
 // queue's longest slice plus TICK_NSEC.
@@ -30,7 +43,7 @@ inline void update_entity_lag_at(const fair_params& p, const cfs_rq& q, u64 v, s
                          ? static_cast<u64>(cfs_rq_max_slice(q)) + tick
                          : std::max<u64>(2 * static_cast<u64>(se.slice), tick);
     const s64 limit = static_cast<s64>(p.delta_fair(span, se));
-    se.vlag = std::clamp(vlag, -limit, limit);
+    set_vlag(p, se, std::clamp(vlag, -limit, limit));
 }
 inline void update_entity_lag(const fair_params& p, cfs_rq& q, sched_entity& se) {
     update_entity_lag_at(p, q, avg_vruntime(q), se);
@@ -73,14 +86,14 @@ inline void set_protect_slice(const fair_params& p, const cfs_rq& q, sched_entit
     u64 vprot = se.deadline;
     if (slice != se.slice)
         vprot = vtime_min(vprot, se.vruntime + p.delta_fair(static_cast<u64>(slice), se));
-    se.vprot = vprot;
+    set_vprot(p, se, vprot);
 }
 
 // 6.17+ update_protect_slice(): a wakee that did not preempt still shortens curr's
 // protection to the shortest slice now queued.
 inline void update_protect_slice(const fair_params& p, const cfs_rq& q, sched_entity& se) {
     const duration slice = cfs_rq_min_slice(q);
-    se.vprot = vtime_min(se.vprot, se.vruntime + p.delta_fair(static_cast<u64>(slice), se));
+    set_vprot(p, se, vtime_min(se.vprot, se.vruntime + p.delta_fair(static_cast<u64>(slice), se)));
 }
 
 // protect_slice(): 6.17+ still inside vprot; 6.6-6.16 the vlag == deadline marker of the
@@ -96,7 +109,7 @@ inline void cancel_protect_slice(const fair_params& p, sched_entity& curr) {
     if (!protect_slice(p, curr))
         return;
     if (p.since(6, 17))
-        curr.vprot = curr.vruntime;
+        set_vprot(p, curr, curr.vruntime);
     else
         curr.vlag = static_cast<s64>(curr.deadline + 1);
 }

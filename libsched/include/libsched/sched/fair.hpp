@@ -321,7 +321,7 @@ public:
         sched_entity& se = p.se;
         cfs_rq& q = cfs_rq_of(se);
         init_entity_runnable_average(se);
-        se.vlag = 0;
+        eevdf::set_vlag(p_, se, 0);
         if (!se.custom_slice)
             se.slice = p_.tun.base_slice;
         se.vruntime = q.min_vruntime;
@@ -574,7 +574,7 @@ public:
         if (delayed) { // finish_delayed_dequeue_entity()
             clear_delayed(se);
             if (p_.feat(feature::delay_zero) && se.vlag > 0)
-                se.vlag = 0;
+                eevdf::set_vlag(p_, se, 0);
         }
         // 6.18+: a queue of a throttled hierarchy left empty stops its PELT clock and leaves
         // the leaf list.
@@ -593,7 +593,7 @@ public:
     void reweight_entity(cfs_rq& q, sched_entity& se, load_weight lw) {
         if (!se.on_rq) {
             if (p_.eevdf()) {
-                se.vlag = scale_by_weight(se.vlag, se.load.weight, lw.weight);
+                eevdf::set_vlag(p_, se, scale_by_weight(se.vlag, se.load.weight, lw.weight));
                 if (se.rel_deadline && p_.since(6, 13)) // 6d71a9c61604; 6.12 left it as it was
                     se.deadline = static_cast<u64>(
                         scale_by_weight(static_cast<s64>(se.deadline), se.load.weight, lw.weight));
@@ -742,7 +742,7 @@ private:
         if (!is_curr)
             timeline_erase(q, se);
         update_load_sub(q.load, old_w);
-        se.vlag = scale_by_weight(se.vlag, old_w, lw.weight);
+        eevdf::set_vlag(p_, se, scale_by_weight(se.vlag, old_w, lw.weight));
         se.deadline =
             static_cast<u64>(scale_by_weight(static_cast<s64>(se.deadline), old_w, lw.weight));
         vprot = scale_by_weight(vprot, old_w, lw.weight);
@@ -750,7 +750,7 @@ private:
         // 6.16 adds the load after the placement; place_entity() does not read it.
         eevdf::place_entity(p_, q, se, enqueue_flags::none);
         if (rel_vprot)
-            se.vprot = se.vruntime + static_cast<u64>(vprot);
+            eevdf::set_vprot(p_, se, se.vruntime + static_cast<u64>(vprot));
         update_load_add(q.load, lw.weight);
         if (!is_curr)
             timeline_insert(q, se);
@@ -1041,7 +1041,7 @@ private:
                 --q.nr_queued;
                 if (&se != q.curr)
                     timeline_erase(q, se);
-                se.vlag = 0;
+                eevdf::set_vlag(p_, se, 0);
                 eevdf::place_entity(p_, q, se, enqueue_flags::none);
                 if (&se != q.curr)
                     timeline_insert(q, se);

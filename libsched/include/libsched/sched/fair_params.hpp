@@ -27,6 +27,8 @@ struct fair_params {
         return series_ >= kernel_version{major, minor}.series();
     }
     bool eevdf() const { return series_ >= first_eevdf_kernel.series(); }
+    // 6.17 up to 80390ead2080 (7.0, 6.18.45): sched_entity keeps vlag and vprot in one union.
+    bool vprot_shares_vlag() const { return vprot_shares_vlag_; }
     // Whether the release, at its patch level, has a fix that stable updates took.
     bool carries(const stable_fix& f) const { return libsched::carries(version, f); }
     // carries(next_buddy_rework), asked at every pick: kept.
@@ -42,6 +44,8 @@ struct fair_params {
 private:
     std::int64_t series_ = version.series();
     bool reworked_next_buddy_ = libsched::carries(version, next_buddy_rework);
+    bool vprot_shares_vlag_ = version.series() >= kernel_version{6, 17}.series() &&
+                              !libsched::carries(version, vlag_vprot_apart);
 };
 
 } // namespace libsched

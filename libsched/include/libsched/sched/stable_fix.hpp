@@ -213,7 +213,18 @@ inline constexpr stable_fix rt_push_ipi_off{
     {7, 2},
     {{{5, 10, 261}, {5, 15, 212}, {6, 1, 178}, {6, 6, 145}, {6, 12, 96}, {6, 18, 39}}}};
 
-inline constexpr std::array<const stable_fix*, 19> stable_fixes = {
+// 80390ead2080 "sched/fair: Separate se->vlag from se->vprot": 7.0 (tip sched/core, Dec
+// 2025); 6.18.45 (the 6.18.y push of 19 Aug 2026, with the revert of 6d71a9c61604). No
+// 6.19.y backport found (6.19.9 still has the union). From 6.17 (74eec63661d4) the two
+// were one union.
+inline constexpr stable_fix vlag_vprot_apart{
+    "80390ead2080",
+    "vlag and vprot are separate fields: a lag written while the entity runs no longer takes "
+    "the place of its protected slice",
+    {7, 0},
+    {{{6, 18, 45}}}};
+
+inline constexpr std::array<const stable_fix*, 20> stable_fixes = {
     &reduced_base_slice,
     &idle_loses_protection,
     &next_buddy_not_delayed,
@@ -232,6 +243,7 @@ inline constexpr std::array<const stable_fix*, 19> stable_fixes = {
     &wakeup_pick_dequeues_delayed,
     &stalled_tg_load_withdrawn,
     &proportional_newidle,
-    &rt_push_ipi_off};
+    &rt_push_ipi_off,
+    &vlag_vprot_apart};
 
 } // namespace libsched
