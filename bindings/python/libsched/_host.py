@@ -277,8 +277,9 @@ class Host:
         if self.config_flag("CONFIG_PREEMPT_DYNAMIC"):
             kernel_args = (read_text("/proc/cmdline") or "").split(" -- ")[0].split()
             for arg in kernel_args:
-                if arg.startswith("preempt=") and arg[len("preempt=") :] in PREEMPT_MODES:
-                    return arg[len("preempt=") :]
+                key, _, mode = arg.partition("=")
+                if key == "preempt" and mode in PREEMPT_MODES:
+                    return mode
         for flag, mode in PREEMPT_CONFIG:
             if self.config_flag(flag):
                 return mode

@@ -304,8 +304,6 @@ public:
             hrtick_start(r, *r.curr, true);
             return;
         }
-        if (!lazy_waits(r, waker))
-            maybe_resched(r, ipi);
         // hrtick_start() of another CPU's timer goes by IPI too (hrtick_csd), and so does
         // the resched_curr() of a slice it finds overrun.
         const bool hrtick_ipi = arm_hrtick(r, *r.curr, true);

@@ -44,8 +44,7 @@ struct fair_params {
 private:
     std::int64_t series_ = version.series();
     bool reworked_next_buddy_ = libsched::carries(version, next_buddy_rework);
-    bool vprot_shares_vlag_ = version.series() >= kernel_version{6, 17}.series() &&
-                              !libsched::carries(version, vlag_vprot_apart);
+    bool vprot_shares_vlag_ = since(6, 17) && !libsched::carries(version, vlag_vprot_apart);
 };
 
 } // namespace libsched
