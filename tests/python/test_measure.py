@@ -798,6 +798,9 @@ def test_thread_times_reads_every_thread_but_those_skipped() -> None:
     me = os.getpid()
     first = _thread_times(set())
     sum(range(200_000))  # some CPU time of this thread
+    # schedstat's run time is brought up to date only at a tick or a switch
+    # (update_curr()); sleeping is a switch, so the work above is counted.
+    time.sleep(0.005)
     later = _thread_times(set())
     assert first[me][0] == me and later[me][1] > first[me][1]
     assert me not in _thread_times({me}) and 1 in later
