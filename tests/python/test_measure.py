@@ -111,6 +111,47 @@ def leftovers() -> tuple[list[int], list[str]]:
     return pids, groups
 
 
+def test_tasks_without_a_session_run_in_the_root_group_as_in_the_model(tmp_path: Path) -> None:
+    needs_host()
+    if not HOST.autogroup:
+        pytest.skip("needs autogroup (CONFIG_SCHED_AUTOGROUP, sched_autogroup_enabled 1)")
+    cpu = len(HOST.online) - 1
+    scenario = tmp_path / "three.toml"
+    scenario.write_text(
+        textwrap.dedent(f"""\
+        name = "three"
+        length = "2s"
+        window = ["0.5s", "2s"]
+        repetitions = 1
+        {MACHINE}
+        [[tasks]]
+        name = "a"
+        affinity = [{cpu}]
+        [[tasks]]
+        name = "b"
+        affinity = [{cpu}]
+        [[tasks]]
+        name = "s"
+        session = "s"
+        affinity = [{cpu}]
+        """)
+    )
+    # The driver in a session of its own, hence in an autogroup, as from a login shell. Its
+    # forks would join that autogroup, and a and b would then share half the CPU against
+    # s's autogroup; in the root group, as the model has them, each has a third.
+    done = subprocess.run(
+        [sys.executable, "-m", "libsched", "measure", str(scenario), "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+        start_new_session=True,
+    )
+    shares = {s["entry"]: s["share"] for s in json.loads(done.stdout)["summary"]}
+    for entry in "abs":
+        assert shares[entry] == pytest.approx(1 / 3, abs=0.05), shares
+    assert _host.read_host().autogroup == HOST.autogroup  # restored
+
+
 def test_nice_0_against_nice_10_on_one_cpu(tmp_path: Path) -> None:
     needs_host()
     out = tmp_path / "pair.json"
@@ -284,6 +325,8 @@ def refusal_as_nobody(toml: str) -> str:
             resource.setrlimit(resource.RLIMIT_NICE, (0, 0))
             os.setgid(65534)
             os.setuid(65534)
+            # Warnings (an unwritable sched_autogroup_enabled) are not what is tested.
+            warnings.simplefilter("ignore", libsched.ScenarioWarning)
             try:
                 libsched.measure(Text(toml))
                 message = "no refusal"

@@ -176,15 +176,18 @@ def _check(plan: dict[str, Any], host: _host.Host) -> None:
         raise MeasureError(
             "machine.autogroup", "setting sched_autogroup_enabled needs write access to it (root)"
         )
+    own = _own_autogroup()
     if (
-        uses_sessions
-        and m["autogroup"]
+        own is not None
+        and host.autogroup
         and any(not t["session"] and not t["cgroup"] for t in plan["tasks"])
+        and not os.access(os.path.join(_host.PROC_SYS_KERNEL, "sched_autogroup_enabled"), os.W_OK)
     ):
         _warn(
             "tasks.session",
-            "tasks without a session run in the measuring process's session (its autogroup), not "
-            "the root group",
+            f"tasks without a session run in this process's autogroup ({own}), not the root "
+            "group as in the model; forking them there needs write access to "
+            "sched_autogroup_enabled (root)",
         )
     priv = host.privileges
     own_nice = os.getpriority(os.PRIO_PROCESS, 0)
@@ -303,6 +306,13 @@ class _Worker:
     report: Optional[dict[str, Any]] = None
     samples: dict[str, dict[str, int]] = field(default_factory=dict)
     autogroup: Optional[str] = None
+
+
+def _own_autogroup() -> Optional[str]:
+    """The autogroup this process runs in ("autogroup-7"), None for the root group: the
+    init session's, or any while autogroup is off. /proc/PID/autogroup is empty then."""
+    text = _host.read_text("/proc/self/autogroup")
+    return text.split()[0].lstrip("/") if text else None
 
 
 def _prctl_pdeathsig() -> None:
@@ -654,7 +664,8 @@ class _Run:
         self.workers: list[_Worker] = []
         self.holders: list[tuple[int, int]] = []  # pid, release descriptor
         self.cgroups = _Cgroups(host.cgroup) if plan["cgroups"] and host.cgroup else None
-        self.autogroup_before: Optional[int] = None
+        self.autogroup_before: Optional[int] = None  # the host's, while changed
+        self.autogroup_now = 0
         self.driver_affinity = os.sched_getaffinity(0)
 
     def host_cpus(self, cpus: list[int]) -> set[int]:
@@ -662,10 +673,6 @@ class _Run:
 
     def start(self) -> None:
         plan = self.plan
-        wanted = int(plan["machine"]["autogroup"])
-        if any(t["session"] for t in plan["tasks"]) and self.host.autogroup not in (None, wanted):
-            self.autogroup_before = self.host.autogroup
-            _write(os.path.join(_host.PROC_SYS_KERNEL, "sched_autogroup_enabled"), str(wanted))
         if self.cgroups:
             self.cgroups.create(plan["cgroups"])
         # Keep the driver off the workers' CPUs when they leave one free.
@@ -688,7 +695,10 @@ class _Run:
                 seed = plan["seed"] + self.repetition + len(self.workers) + 1
                 by_session.setdefault(t["session"], []).append((w, _worker_argv(plan, t, at, seed)))
                 self.workers.append(w)
-        for session, members in by_session.items():
+        # The session-less first: the model runs them in the root group, but a fork joins its
+        # parent's autogroup unless autogroup is off (autogroup_task_group()).
+        for session, members in sorted(by_session.items(), key=lambda kv: bool(kv[0])):
+            self.fork_autogroup(int(plan["machine"]["autogroup"]) if session else 0)
             holder, release, started = _spawn(
                 [argv for _, argv in members], new_session=bool(session)
             )
@@ -697,6 +707,21 @@ class _Run:
                 w.pid, w.stdin, w.stdout = pid, stdin, stdout
         for w in self.workers:
             self.place(w)
+
+    def fork_autogroup(self, wanted: int) -> None:
+        """sched_autogroup_enabled as the next workers' fork needs it: the scenario's for a new
+        session's, off for the session-less if this process is in an autogroup; close()
+        restores the host's. Left as it is where it cannot be written (_check() said so)."""
+        path = os.path.join(_host.PROC_SYS_KERNEL, "sched_autogroup_enabled")
+        now = self.host.autogroup if self.autogroup_before is None else self.autogroup_now
+        if now in (None, wanted) or (not wanted and _own_autogroup() is None):
+            return
+        if not os.access(path, os.W_OK):
+            return
+        if self.autogroup_before is None:
+            self.autogroup_before = self.host.autogroup
+        _write(path, str(wanted))
+        self.autogroup_now = wanted
 
     def place(self, w: _Worker) -> None:
         t = self.plan["tasks"][w.entry]

@@ -924,6 +924,37 @@ def delayed_sleepers_table(c: libsched.Comparison) -> tuple[float, ...]:
     )
 
 
+# A renice of a queued task: renice-queued.toml in the root group and in one autogroup.
+RENICE_QUEUED = "examples/scenarios/renice-queued.toml"
+ONE_SESSION = {"tasks.a.session": "s", "tasks.b.session": "s"}
+
+
+def host_preempted(name: str) -> str:
+    """The host's "a / b" preemptions a second, medians, from a renice-queued measurement."""
+    doc = host_document(f"examples/measure/data/{name}")
+    return " / ".join(f"{s['nivcsw_per_s']:.1f}" for s in doc["summary"])
+
+
+def renice_table(c: libsched.Comparison) -> tuple[Any, ...]:
+    """The renice-queued table: the host's and each release's preemptions a second (a, b),
+    then the host's and each release's share of a (%)."""
+    runs = [c, *(comparison(RENICE_QUEUED, {"machine.kernel": k}) for k in ("6.18.45", "6.18.16"))]
+    doc = host_document("examples/measure/data/host-6.18-renice-queued.json")
+    return (
+        host_preempted("host-6.18-renice-queued.json"),
+        *(summary(run, e)["nivcsw_per_s"] for run in runs for e in ("a", "b")),
+        f"{100 * doc['summary'][0]['share']:.2f}",
+        *(pct(simulated(run, "a", "share")) for run in runs),
+    )
+
+
+def renice_why(c: libsched.Comparison) -> tuple[int, ...]:
+    """Repetition 0 as 6.18.44: b's preemptions by wakeup_preempt and at its slice's end,
+    a's at a tick for want of protection."""
+    a, b = (task(c, n)["model"]["window_preempted_by"] for n in ("a", "b"))
+    return b["wakeup_preempt"], b["update_deadline"], a["protect_slice"]
+
+
 def newidle_column(c: libsched.Comparison) -> tuple[float, ...]:
     """The model's column of the newidle table: CPU idle time in the window (ms, both CPUs:
     median, least, most), newly idle pulls (median), the b and p shares (%), migrations
@@ -2074,6 +2105,29 @@ FIGURES = [
         "\n| involuntary switches a second, b / p | 380.5 / 110.5 | {:.1f} / {:.1f} | {:.1f} / {:.1f} |",
         NEWIDLE,
         newidle_table,
+    ),
+    # A renice of a queued task on the 6.18 host.
+    Figure(
+        DOC,
+        "| a / b preempted a second | {} | {:.1f} / {:.1f} | {:.1f} / {:.1f} | {:.1f} / {:.1f} |"
+        "\n| a's share % | {} | {:.2f} | {:.2f} | {:.2f} |",
+        RENICE_QUEUED,
+        renice_table,
+    ),
+    Figure(
+        DOC,
+        "(repetition 0) b is preempted {} times in the window by `wakeup_preempt` and {} at its slice's end, and a {} times at a tick because its protection is gone.",
+        RENICE_QUEUED,
+        renice_why,
+    ),
+    Figure(
+        DOC,
+        "a / b are preempted {} times a second on the host, {:.1f} / {:.1f} in the model (as 6.18.44);",
+        RENICE_QUEUED,
+        lambda c: (
+            host_preempted("host-6.18-renice-queued-session.json"),
+            *(summary(comparison(RENICE_QUEUED, ONE_SESSION), e)["nivcsw_per_s"] for e in "ab"),
+        ),
     ),
     # Delayed sleepers in the wakeup's pick on the 6.18 host.
     Figure(
