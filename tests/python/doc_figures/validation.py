@@ -446,7 +446,7 @@ def seeds_table(c: libsched.Comparison) -> tuple[Any, ...]:
 
 def replayed_seeds(c: libsched.Comparison) -> tuple[Any, ...]:
     a, b = sixteen_seeds("6a", {}), sixteen_seeds("6b", {})
-    return alike((a[0], b[0])), a[1], b[1], a[2], b[2], a[3], b[3]
+    return a[0], b[0], a[1], b[1], a[2], b[2], a[3], b[3]
 
 
 # The fair server's restart on the 6.18 host: fair-server-restart.toml on CPU 1 of two.
@@ -1355,8 +1355,8 @@ FIGURES = [
     Figure(
         DOC,
         "| 5: q 50 ms / 100 ms, 2 burners | host 6.18 | 0.505 | 0.254 / 0.251 | 103 | 101 | 14.96 s | 1 / 1 (0–3) |"
-        + "\n| | model as 6.18 | {:.3f} | {:.3f} / {:.3f} | {} | {} | {:.2f} s | {} / {} |"
-        + "\n| | model as 6.18, latencies 0 | {:.3f} | {:.3f} / {:.3f} | {} | {} | {:.2f} s | {} / {} |"
+        + "\n| | model as 6.18.44 | {:.3f} | {:.3f} / {:.3f} | {} | {} | {:.2f} s | {} / {} |"
+        + "\n| | model as 6.18.44, latencies 0 | {:.3f} | {:.3f} / {:.3f} | {} | {} | {:.2f} s | {} / {} |"
         + "\n| | model as 6.17, latencies 0 | {:.3f} | {:.3f} / {:.3f} | {} | {} | {:.2f} s | {} / {} |",
         host("5"),
         bandwidth_block("5"),
@@ -1365,8 +1365,8 @@ FIGURES = [
         Figure(
             DOC,
             head
-            + "\n| | model as 6.18 | {:.3f} | {:.3f} / {:.3f} / {:.3f} | {} | {} | {:.2f} s | {} / {} / {} |"
-            + "\n| | model as 6.18, latencies 0 | {:.3f} | {:.3f} / {:.3f} / {:.3f} | {} | {} | {:.2f} s | {} / {} / {} |"
+            + "\n| | model as 6.18.44 | {:.3f} | {:.3f} / {:.3f} / {:.3f} | {} | {} | {:.2f} s | {} / {} / {} |"
+            + "\n| | model as 6.18.44, latencies 0 | {:.3f} | {:.3f} / {:.3f} / {:.3f} | {} | {} | {:.2f} s | {} / {} / {} |"
             + "\n| | model as 6.17, latencies 0 | {:.3f} | {:.3f} / {:.3f} / {:.3f} | {} | {} | {:.2f} s | {} / {} / {} |",
             host(case),
             bandwidth_block(case),
@@ -1385,11 +1385,11 @@ FIGURES = [
     Figure(
         DOC,
         "| 7: q 100 ms / 100 ms, 4 periodic (20 ms on, 20 ms off); u unlimited, 2 burners | host 6.18 | q 0.879, u 1.103 | q 0.224 / 0.219 / 0.219 / 0.218; u 0.550 / 0.558 | 102 | 1 (0–4) | 2.0 ms | q 5 / 4 / 7 / 6, u 2 / 2 |"
-        + "\n| | model as 6.18 | q {:.3f}, u {:.3f} | q {:.3f} / {:.3f} / {:.3f} / {:.3f}; u {:.3f} / {:.3f} | {} | {} | {} | {} |"
-        + "\n| | model as 6.18, latencies 0 | q {:.3f}, u {:.3f} | q {:.3f} / {:.3f} / {:.3f} / {:.3f}; u {:.3f} / {:.3f} | {} | {} | {} | {} |"
+        + "\n| | model as 6.18.44 | q {:.3f}, u {:.3f} | q {:.3f} / {:.3f} / {:.3f} / {:.3f}; u {:.3f} / {:.3f} | {} | {} | {} | {} |"
+        + "\n| | model as 6.18.44, latencies 0 | q {:.3f}, u {:.3f} | q {:.3f} / {:.3f} / {:.3f} / {:.3f}; u {:.3f} / {:.3f} | {} | {} | {} | {} |"
         + "\n| | model as 6.17, latencies 0 | q {:.3f}, u {:.3f} | q {:.3f} / {:.3f} / {:.3f} / {:.3f}; u {:.3f} / {:.3f} | {} | {} | {} | {} |"
         + "\n| | host 6.18, runs timed without clock reads | q 0.939 (0.925–0.948), u 1.063 | | 102 | 1–4 | | |"
-        + "\n| | model as 6.18 without `cpu_clock_reads` | q {:.3f}, u {:.3f} | q {:.3f} / {:.3f} / {:.3f} / {:.3f}; u {:.3f} / {:.3f} | {} | {} | {} | |",
+        + "\n| | model as 6.18.44 without `cpu_clock_reads` | q {:.3f}, u {:.3f} | q {:.3f} / {:.3f} / {:.3f} / {:.3f}; u {:.3f} / {:.3f} | {} | {} | {} | |",
         host("7"),
         case_7_block,
     ),
@@ -1489,7 +1489,7 @@ FIGURES = [
     ),
     Figure(
         DOC,
-        "(a CPU whose tick comes first reads the previous jiffy, `sched/jiffies.hpp`): locked runs {} of 16 for each, spread {:.1f} and {:.1f} pp, {:.0f} and {:.0f} moves, and a median largest error against the host's figures of {:.1f} and {:.1f} pp",
+        "(a CPU whose tick comes first reads the previous jiffy, `sched/jiffies.hpp`): locked runs {} and {} of 16, spread {:.1f} and {:.1f} pp, {:.0f} and {:.0f} moves, and a median largest error against the host's figures of {:.1f} and {:.1f} pp",
         host("6a"),
         replayed_seeds,
     ),
