@@ -58,9 +58,9 @@ bool covers(std::string test, std::vector<std::string> names, std::vector<kernel
 // The releases the conformance tests sample: one of each stretch where a rule changes
 // (5.13: ALT_PERIOD, BASE_SLICE, debugfs tunables; 6.6 EEVDF; 6.8 deadline-ordered tree;
 // 6.12 PREEMPT_SHORT, DELAY_DEQUEUE, custom slices; 6.15 0.70 ms base slice; 6.17 vprot;
-// 6.19 fork wakeups never preempt).
-const std::vector<kernel_version> sampled = {{5, 10}, {5, 15}, {6, 1},  {6, 6}, {6, 8},
-                                             {6, 12}, {6, 15}, {6, 17}, {6, 19}};
+// 6.19 fork wakeups never preempt; 7.0 vlag and vprot apart, lazy preemption by default).
+const std::vector<kernel_version> sampled = {{5, 10}, {5, 15}, {6, 1},  {6, 6},  {6, 8},
+                                             {6, 12}, {6, 15}, {6, 17}, {6, 19}, {7, 0}};
 
 std::vector<kernel_version> having(feature f) {
     std::vector<kernel_version> out;
