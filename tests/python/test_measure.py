@@ -111,34 +111,36 @@ def leftovers() -> tuple[list[int], list[str]]:
     return pids, groups
 
 
-def test_tasks_without_a_session_run_in_the_root_group_as_in_the_model(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("autogroup", "expected"),
+    [
+        # a and b in the root group beside session s's autogroup, which s1 and s2 share.
+        ("true", {"a": 1 / 3, "b": 1 / 3, "s1": 1 / 6, "s2": 1 / 6}),
+        # No autogroups: four tasks in the root group.
+        ("false", {"a": 1 / 4, "b": 1 / 4, "s1": 1 / 4, "s2": 1 / 4}),
+    ],
+)
+def test_tasks_run_in_the_groups_the_scenario_gives_them(
+    tmp_path: Path, autogroup: str, expected: dict[str, float]
+) -> None:
     needs_host()
-    if not HOST.autogroup:
-        pytest.skip("needs autogroup (CONFIG_SCHED_AUTOGROUP, sched_autogroup_enabled 1)")
+    if HOST.autogroup is None:
+        pytest.skip("needs autogroup (CONFIG_SCHED_AUTOGROUP)")
+    if not os.access(os.path.join(_host.PROC_SYS_KERNEL, "sched_autogroup_enabled"), os.W_OK):
+        pytest.skip("needs write access to sched_autogroup_enabled")
     cpu = len(HOST.online) - 1
-    scenario = tmp_path / "three.toml"
-    scenario.write_text(
-        textwrap.dedent(f"""\
-        name = "three"
-        length = "2s"
-        window = ["0.5s", "2s"]
-        repetitions = 1
-        {MACHINE}
-        [[tasks]]
-        name = "a"
-        affinity = [{cpu}]
-        [[tasks]]
-        name = "b"
-        affinity = [{cpu}]
-        [[tasks]]
-        name = "s"
-        session = "s"
-        affinity = [{cpu}]
-        """)
+    in_s = 'session = "s"'
+    tasks = "".join(
+        f'[[tasks]]\nname = "{name}"\naffinity = [{cpu}]\n{session}\n'
+        for name, session in (("a", ""), ("b", ""), ("s1", in_s), ("s2", in_s))
     )
-    # The driver in a session of its own, hence in an autogroup, as from a login shell. Its
-    # forks would join that autogroup, and a and b would then share half the CPU against
-    # s's autogroup; in the root group, as the model has them, each has a third.
+    scenario = tmp_path / "groups.toml"
+    scenario.write_text(
+        f'name = "groups"\nlength = "2s"\nwindow = ["0.5s", "2s"]\nrepetitions = 1\n'
+        f"{MACHINE}\nautogroup = {autogroup}\n{tasks}"
+    )
+    # The driver in a session of its own, hence in an autogroup, as from a login shell: its
+    # forks would join that autogroup, where the model has the session-less in the root group.
     done = subprocess.run(
         [sys.executable, "-m", "libsched", "measure", str(scenario), "--json"],
         capture_output=True,
@@ -147,8 +149,8 @@ def test_tasks_without_a_session_run_in_the_root_group_as_in_the_model(tmp_path:
         start_new_session=True,
     )
     shares = {s["entry"]: s["share"] for s in json.loads(done.stdout)["summary"]}
-    for entry in "abs":
-        assert shares[entry] == pytest.approx(1 / 3, abs=0.05), shares
+    for entry, share in expected.items():
+        assert shares[entry] == pytest.approx(share, abs=0.04), shares
     assert _host.read_host().autogroup == HOST.autogroup  # restored
 
 

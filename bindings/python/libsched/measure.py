@@ -698,7 +698,10 @@ class _Run:
         # The session-less first: the model runs them in the root group, but a fork joins its
         # parent's autogroup unless autogroup is off (autogroup_task_group()).
         for session, members in sorted(by_session.items(), key=lambda kv: bool(kv[0])):
-            self.fork_autogroup(int(plan["machine"]["autogroup"]) if session else 0)
+            if session:
+                self.fork_autogroup(int(plan["machine"]["autogroup"]))
+            elif _own_autogroup() is not None:
+                self.fork_autogroup(0)
             holder, release, started = _spawn(
                 [argv for _, argv in members], new_session=bool(session)
             )
@@ -714,7 +717,7 @@ class _Run:
         restores the host's. Left as it is where it cannot be written (_check() said so)."""
         path = os.path.join(_host.PROC_SYS_KERNEL, "sched_autogroup_enabled")
         now = self.host.autogroup if self.autogroup_before is None else self.autogroup_now
-        if now in (None, wanted) or (not wanted and _own_autogroup() is None):
+        if now in (None, wanted):
             return
         if not os.access(path, os.W_OK):
             return
