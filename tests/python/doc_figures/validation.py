@@ -978,6 +978,25 @@ def newidle_column(c: libsched.Comparison) -> tuple[float, ...]:
     )
 
 
+def newidle_host(*names: str) -> tuple[str, ...]:
+    """A host column of the newidle table from the measurements ``names``, their
+    repetitions pooled: idle time (ms, median and range), the b / p shares (%),
+    migrations (median and range) and involuntary switches a second of b / p (medians)."""
+    reps = [r for n in names for r in host_document(f"examples/measure/data/{n}")["repetitions"]]
+    idle = [sum(cpu["window_idle"] for cpu in r["cpus"]) / 1e6 for r in reps]
+    moves = [sum(t["window_nr_migrations"] for t in r["tasks"]) for r in reps]
+
+    def entry(e: str, key: str, scale: float) -> float:
+        return median_of([sum(t[key] for t in r["tasks"] if t["entry"] == e) * scale for r in reps])
+
+    return (
+        f"{median_of(idle):.0f} ({min(idle):.0f}–{max(idle):.0f})",
+        f"{entry('b', 'share', 100):.1f} / {entry('p', 'share', 100):.1f}",
+        f"{median_of(moves):.0f} ({min(moves)}–{max(moves)})",
+        f"{entry('b', 'window_nivcsw', 0.1):.1f} / {entry('p', 'window_nivcsw', 0.1):.1f}",
+    )
+
+
 def newidle_table(c: libsched.Comparison) -> tuple[float, ...]:
     """The table's model figures row by row: as 6.18.44, then as 6.18, on each row."""
     a, b = newidle_column(c), newidle_column(comparison(NEWIDLE, {"machine.kernel": "6.18"}))
@@ -2098,13 +2117,17 @@ FIGURES = [
     # Newly idle balancing on the 6.18 host.
     Figure(
         DOC,
-        "| CPU idle time in the window, ms (both CPUs): median (range) | 100 (70–150) | {:.0f} ({:.0f}–{:.0f}) | {:.0f} ({:.0f}–{:.0f}) |"
-        "\n| pulls by newly idle balancing in the window (schedstat), median | not readable | {:.0f} | {:.0f} |"
-        "\n| b / p share %, medians | 111.5 / 86.8 | {:.1f} / {:.1f} | {:.1f} / {:.1f} |"
-        "\n| migrations in the window, all five tasks: median (range) | 103 (91–106) | {:.0f} ({:.0f}–{:.0f}) | {:.0f} ({:.0f}–{:.0f}) |"
-        "\n| involuntary switches a second, b / p | 380.5 / 110.5 | {:.1f} / {:.1f} | {:.1f} / {:.1f} |",
+        "| CPU idle time in the window, ms (both CPUs): median (range) | {0} | {4} | {8:.0f} ({9:.0f}–{10:.0f}) | {11:.0f} ({12:.0f}–{13:.0f}) |"
+        "\n| pulls by newly idle balancing in the window (schedstat), median | not readable | not readable | {14:.0f} | {15:.0f} |"
+        "\n| b / p share %, medians | {1} | {5} | {16:.1f} / {17:.1f} | {18:.1f} / {19:.1f} |"
+        "\n| migrations in the window, all five tasks: median (range) | {2} | {6} | {20:.0f} ({21:.0f}–{22:.0f}) | {23:.0f} ({24:.0f}–{25:.0f}) |"
+        "\n| involuntary switches a second, b / p | {3} | {7} | {26:.1f} / {27:.1f} | {28:.1f} / {29:.1f} |",
         NEWIDLE,
-        newidle_table,
+        lambda c: (
+            *newidle_host("host-6.18-newidle-root.json"),
+            *newidle_host("host-6.18-newidle-1.json", "host-6.18-newidle-2.json"),
+            *newidle_table(c),
+        ),
     ),
     # A renice of a queued task on the 6.18 host.
     Figure(
