@@ -148,7 +148,9 @@ def test_tasks_run_in_the_groups_the_scenario_gives_them(
         check=True,
         start_new_session=True,
     )
-    shares = {s["entry"]: s["share"] for s in json.loads(done.stdout)["summary"]}
+    doc = json.loads(done.stdout)
+    assert doc["provenance"]["session_less_autogroup"] is None
+    shares = {s["entry"]: s["share"] for s in doc["summary"]}
     for entry, share in expected.items():
         assert shares[entry] == pytest.approx(share, abs=0.04), shares
     assert _host.read_host().autogroup == HOST.autogroup  # restored

@@ -176,13 +176,8 @@ def _check(plan: dict[str, Any], host: _host.Host) -> None:
         raise MeasureError(
             "machine.autogroup", "setting sched_autogroup_enabled needs write access to it (root)"
         )
-    own = _own_autogroup()
-    if (
-        own is not None
-        and host.autogroup
-        and any(not t["session"] and not t["cgroup"] for t in plan["tasks"])
-        and not os.access(os.path.join(_host.PROC_SYS_KERNEL, "sched_autogroup_enabled"), os.W_OK)
-    ):
+    own = _sessionless_autogroup(host)
+    if own is not None and any(not t["session"] and not t["cgroup"] for t in plan["tasks"]):
         _warn(
             "tasks.session",
             f"tasks without a session run in this process's autogroup ({own}), not the root "
@@ -313,6 +308,16 @@ def _own_autogroup() -> Optional[str]:
     init session's, or any while autogroup is off. /proc/PID/autogroup is empty then."""
     text = _host.read_text("/proc/self/autogroup")
     return text.split()[0].lstrip("/") if text else None
+
+
+def _sessionless_autogroup(host: _host.Host) -> Optional[str]:
+    """The autogroup the tasks without a session run in, None for the root group: this
+    process's, where autogroup is on and it cannot be turned off for their fork."""
+    own = _own_autogroup()
+    path = os.path.join(_host.PROC_SYS_KERNEL, "sched_autogroup_enabled")
+    if not host.autogroup or own is None or os.access(path, os.W_OK):
+        return None
+    return own
 
 
 def _prctl_pdeathsig() -> None:
@@ -1009,6 +1014,7 @@ def _provenance(
         "host_release": host.release,
         "cgroup_version": host.cgroup.version if host.cgroup else None,
         "autogroup": host.autogroup,
+        "session_less_autogroup": _sessionless_autogroup(host),
         "time_zero_on_tick": tick_phase is not None,
         "unreadable": dict(sorted(host.unreadable.items())),
         "model": None,
