@@ -380,7 +380,10 @@ public:
     // if it does not change; otherwise dequeue with DEQUEUE_SAVE, reweight, enqueue with
     // ENQUEUE_RESTORE (a delayed task stays delayed), then the class is told.
     // An RT task only takes the value (its static priority), which changes nothing until
-    // it returns to a fair policy.
+    // it returns to a fair policy. The caller is not simulated: with more than one CPU it is
+    // taken to run on another, so a lazy request alone waits for the task's CPU to return to
+    // user mode (__resched_curr() sends no IPI for it); on one CPU the caller's own switch
+    // brings the reschedule at once.
     void set_user_nice(task& p, int nice) {
         if (nice == p.nice)
             return;
@@ -410,7 +413,8 @@ public:
                                                            // important, or less while running
         }
         sync_fair_server(r); // the requeue may throttle the task's queue (throttle_cfs_rq())
-        maybe_resched(r);
+        if (nr_cpus() == 1 || !r.need_resched_lazy || r.need_resched)
+            maybe_resched(r);
     }
 
     // __set_cpus_allowed_ptr() / affine_move_task() (sched_setaffinity(), a cpuset change):
