@@ -357,3 +357,22 @@ def test_a_measured_replay_states_the_medians_of_its_measurement(name: str) -> N
     spread = max(abs(v - statistics.median(vs)) for vs in shares.values() for v in vs)
     others = [2 - sum(vs[i] for vs in shares.values()) for i in range(replay.get("repetitions"))]
     assert replay.get("measured.tolerance.share") >= max(spread, *others)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["pinned-plus-two-free", "nice-mix-free", "pinned-pair-plus-free", "two-nice0-two-nice10-free"],
+)
+def test_a_measured_replay_holds_when_measured_again_in_the_root_group(name: str) -> None:
+    # The replays' measurements ran the tasks in the measuring process's autogroup; measured
+    # again in the root group, as the scenarios have them, each entry's median is within the
+    # replay's tolerance of the figure it keeps (docs/validation.md).
+    replay = libsched.Scenario.from_file(REPLAYS / f"host-6.18-{name}.toml")
+    again = REPLAYS / "data" / f"host-6.18-root-measure-{name}.json"
+    assert json.loads(again.read_text())["provenance"]["session_less_autogroup"] is None
+    shares = measured_shares([again])
+    assert replay.get("repetitions") == len(next(iter(shares.values())))
+    for entry, values in shares.items():
+        assert statistics.median(values) == pytest.approx(
+            replay.get("measured.share")[entry], abs=replay.get("measured.tolerance.share")
+        )
