@@ -20,6 +20,7 @@ import pytest
 import libsched
 from libsched import _host
 from libsched.measure import (
+    AUTOGROUP_SYSCTL,
     GROUP_PREFIX,
     SYS_SCHED_ATTR,
     WORKER,
@@ -126,7 +127,7 @@ def test_tasks_run_in_the_groups_the_scenario_gives_them(
     needs_host()
     if HOST.autogroup is None:
         pytest.skip("needs autogroup (CONFIG_SCHED_AUTOGROUP)")
-    if not os.access(os.path.join(_host.PROC_SYS_KERNEL, "sched_autogroup_enabled"), os.W_OK):
+    if not os.access(AUTOGROUP_SYSCTL, os.W_OK):
         pytest.skip("needs write access to sched_autogroup_enabled")
     cpu = len(HOST.online) - 1
     in_s = 'session = "s"'

@@ -40,6 +40,7 @@ EXIT_GRACE_S = 2.0  # how long a worker may take past its exit time to report
 PR_SET_PDEATHSIG = 1
 USER_HZ = os.sysconf("SC_CLK_TCK")
 OTHER_WORK_TOP = 10  # the host's threads named in provenance.other_work
+AUTOGROUP_SYSCTL = os.path.join(_host.PROC_SYS_KERNEL, "sched_autogroup_enabled")
 # The kernel's SCHED_* numbers, by the names a scenario's policy takes.
 POLICY_NAMES = {0: "normal", 1: "fifo", 2: "rr", 3: "batch", 5: "idle", 6: "deadline"}
 FAIR_POLICIES, RT_POLICIES = ("normal", "batch", "idle"), ("fifo", "rr")
@@ -171,7 +172,7 @@ def _check(plan: dict[str, Any], host: _host.Host) -> None:
     if (
         uses_sessions
         and host.autogroup != int(m["autogroup"])
-        and not os.access(os.path.join(_host.PROC_SYS_KERNEL, "sched_autogroup_enabled"), os.W_OK)
+        and not os.access(AUTOGROUP_SYSCTL, os.W_OK)
     ):
         raise MeasureError(
             "machine.autogroup", "setting sched_autogroup_enabled needs write access to it (root)"
@@ -314,8 +315,7 @@ def _sessionless_autogroup(host: _host.Host) -> Optional[str]:
     """The autogroup the tasks without a session run in, None for the root group: this
     process's, where autogroup is on and it cannot be turned off for their fork."""
     own = _own_autogroup()
-    path = os.path.join(_host.PROC_SYS_KERNEL, "sched_autogroup_enabled")
-    if not host.autogroup or own is None or os.access(path, os.W_OK):
+    if not host.autogroup or own is None or os.access(AUTOGROUP_SYSCTL, os.W_OK):
         return None
     return own
 
@@ -670,7 +670,7 @@ class _Run:
         self.holders: list[tuple[int, int]] = []  # pid, release descriptor
         self.cgroups = _Cgroups(host.cgroup) if plan["cgroups"] and host.cgroup else None
         self.autogroup_before: Optional[int] = None  # the host's, while changed
-        self.autogroup_now = 0
+        self.autogroup_now = host.autogroup
         self.driver_affinity = os.sched_getaffinity(0)
 
     def host_cpus(self, cpus: list[int]) -> set[int]:
@@ -720,15 +720,11 @@ class _Run:
         """sched_autogroup_enabled as the next workers' fork needs it: the scenario's for a new
         session's, off for the session-less if this process is in an autogroup; close()
         restores the host's. Left as it is where it cannot be written (_check() said so)."""
-        path = os.path.join(_host.PROC_SYS_KERNEL, "sched_autogroup_enabled")
-        now = self.host.autogroup if self.autogroup_before is None else self.autogroup_now
-        if now in (None, wanted):
-            return
-        if not os.access(path, os.W_OK):
+        if self.autogroup_now in (None, wanted) or not os.access(AUTOGROUP_SYSCTL, os.W_OK):
             return
         if self.autogroup_before is None:
             self.autogroup_before = self.host.autogroup
-        _write(path, str(wanted))
+        _write(AUTOGROUP_SYSCTL, str(wanted))
         self.autogroup_now = wanted
 
     def place(self, w: _Worker) -> None:
@@ -968,11 +964,9 @@ class _Run:
         if self.cgroups:
             self.cgroups.remove()
         if self.autogroup_before is not None:
-            _write(
-                os.path.join(_host.PROC_SYS_KERNEL, "sched_autogroup_enabled"),
-                str(self.autogroup_before),
-            )
+            _write(AUTOGROUP_SYSCTL, str(self.autogroup_before))
             self.autogroup_before = None
+            self.autogroup_now = self.host.autogroup
         os.sched_setaffinity(0, self.driver_affinity)
 
 

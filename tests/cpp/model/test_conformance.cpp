@@ -181,6 +181,21 @@ traced run_traced(const scenario& sc) {
     return out;
 }
 
+// The start of comm's first turn after `after` (0 if none), and the length of its turn that
+// began at `start` (0 if none): a reference run finds a turn, a changed run measures it.
+sim_time turn_after(const traced& t, const std::string& comm, sim_time after) {
+    for (const turn& x : t.turns.at(comm))
+        if (x.in > after)
+            return x.in;
+    return 0;
+}
+duration turn_from(const traced& t, const std::string& comm, sim_time start) {
+    for (const turn& x : t.turns.at(comm))
+        if (x.in == start)
+            return x.out - x.in;
+    return 0;
+}
+
 // For each of the task's first turns after a wakeup (in the window), the wakeup before it
 // and the start of the turn: how many there are, and how many `hit(woke, in)` says yes to.
 struct wakeup_count {
@@ -1243,21 +1258,13 @@ TEST_CASE("PLACE_REL_DEADLINE: a renice keeps the running task's deadline") {
         // find a turn start of "a" after 100 ms from a reference run, renice 2.3 ms into it
         const traced ref = run_traced(sc);
         REQUIRE(ref.turns.count("a") == 1);
-        sim_time start = 0;
-        for (const turn& x : ref.turns.at("a"))
-            if (x.in > 100 * ms) {
-                start = x.in;
-                break;
-            }
+        const sim_time start = turn_after(ref, "a", 100 * ms);
         REQUIRE(start > 0);
         sc.tasks[0].renice = {{start + 2'300 * us, -1}};
         for (const bool on : {true, false}) {
             INFO("PLACE_REL_DEADLINE " << on);
             const traced t = run_traced(with_feature(sc, "place_rel_deadline", on));
-            duration len = 0;
-            for (const turn& x : t.turns.at("a"))
-                if (x.in == start)
-                    len = x.out - x.in;
+            const duration len = turn_from(t, "a", start);
             const fair_params params = make_fair_params(sc.machine);
             if (!params.carries(protect_slice_at_pick))
                 CHECK(len == (on ? 4 * ms : 6 * ms));
@@ -1297,19 +1304,11 @@ TEST_CASE("prio_changed_fair: a renice of a waiting task preempts, unless the ro
                     a.session = b.session = "s";
                 sc.tasks = {a, b};
                 const traced ref = run_traced(sc);
-                sim_time start = 0;
-                for (const turn& x : ref.turns.at("b"))
-                    if (x.in > 250 * ms) {
-                        start = x.in;
-                        break;
-                    }
+                const sim_time start = turn_after(ref, "b", 250 * ms);
                 REQUIRE(start > 0);
                 sc.tasks[0].renice = {{start + 5'500 * us, -11}};
                 const traced t = run_traced(sc);
-                duration len = 0;
-                for (const turn& x : t.turns.at("b"))
-                    if (x.in == start)
-                        len = x.out - x.in;
+                const duration len = turn_from(t, "b", start);
                 if (grouped)
                     CHECK(len == 20 * ms);
                 else if (effective_preempt(sc.machine) == preempt_mode::lazy && cpus == 2)

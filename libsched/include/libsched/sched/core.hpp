@@ -413,7 +413,7 @@ public:
                                                            // important, or less while running
         }
         sync_fair_server(r); // the requeue may throttle the task's queue (throttle_cfs_rq())
-        if (nr_cpus() == 1 || !r.need_resched_lazy || r.need_resched)
+        if (nr_cpus() == 1 || !lazy_alone(r))
             maybe_resched(r);
     }
 
@@ -510,11 +510,14 @@ public:
         c.resched.start_in(before + costs_.resched_latency);
     }
 
+    // Only a lazy request pends on r: __resched_curr() sent no IPI for it.
+    static bool lazy_alone(const rq& r) { return r.need_resched_lazy && !r.need_resched; }
+
     // A lazy request alone, made on r from the CPU `from`, waits for r's CPU to return to
-    // user mode on its own: __resched_curr() sends no IPI for it, unless the wakeup itself
-    // went to that CPU by IPI (ttwu_queue_wakelist(): the CPUs share no cache).
+    // user mode on its own, unless the wakeup itself went to that CPU by IPI
+    // (ttwu_queue_wakelist(): the CPUs share no cache).
     bool lazy_waits(const rq& r, int from) const {
-        return r.need_resched_lazy && !r.need_resched && r.cpu != from &&
+        return lazy_alone(r) && r.cpu != from &&
                (lb_ == nullptr || lb_->domains().cpus_share_cache(r.cpu, from));
     }
 
