@@ -152,6 +152,7 @@ json scenario_plan(const scenario& sc, int repetitions) {
         {"preempt", preempt_mode_name(effective_preempt(m))},
         {"costs_set", costs_set(m)},
         {"smt_throughput", optional_value(m.smt_throughput)},
+        {"newidle_ratio", m.newidle_ratio.empty() ? json(nullptr) : json(m.newidle_ratio)},
     };
     json cgroups = json::array();
     for (const std::string& path : cgroup_paths(sc)) {

@@ -1,7 +1,7 @@
-"""tools/host-measure/balance_trace.py, ipi_latency.py, tick_latency.py, timer_wakeup.py and
-sleep_cost.py: what they make of bpftrace's or libsched.measure's output, and what they do
-without root or bpftrace. The runs on this host need
-both and skip without them; they check what holds on any host, busy or not, not the host's
+"""tools/host-measure/balance_trace.py, ipi_latency.py, tick_latency.py, timer_wakeup.py,
+newidle_ratio.py and sleep_cost.py: what they make of bpftrace's or libsched.measure's
+output, and what they do without root or bpftrace. The runs on this host need both and
+skip without them; they check what holds on any host, busy or not, not the host's
 figures."""
 
 from __future__ import annotations
@@ -59,7 +59,9 @@ def tool(name: str, *args: str, path: str | None = None) -> subprocess.Completed
     )
 
 
-@pytest.mark.parametrize("name", ["balance_trace", "ipi_latency", "tick_latency", "timer_wakeup"])
+@pytest.mark.parametrize(
+    "name", ["balance_trace", "ipi_latency", "tick_latency", "timer_wakeup", "newidle_ratio"]
+)
 def test_without_bpftrace_the_tools_say_so_and_do_nothing(name: str, tmp_path: Path) -> None:
     done = tool(name, path=str(tmp_path))
     assert done.returncode == 0, done.stderr
@@ -228,6 +230,41 @@ def test_ipi_latency_prints_machine_lines_on_this_host() -> None:
     assert lines[2] == "[machine]"
     assert re.match(r'ipi_latency = "\d+us"', lines[3])
     assert re.match(r'idle_exit_latency = "\d+us"', lines[4])
+
+
+def test_newidle_rates_are_read_per_cpu_and_level_and_give_the_lowest_levels_line() -> None:
+    nr = load("newidle_ratio")
+    dump = (
+        "Attaching 1 probe...\n\n\n@s[1, 2]: (PKG, 600, 300, 512)\n"
+        "@s[1, 1]: (MC, 900, 41, 82)\n@s[0, 1]: (MC, 522, 5, 11)\n"
+    )
+    cpus = nr.parse(dump)
+    assert cpus == {
+        0: [(1, "MC", 522, 5, 11)],
+        1: [(1, "MC", 900, 41, 82), (2, "PKG", 600, 300, 512)],
+    }
+    assert nr.machine_line(cpus) == "newidle_ratio = [11, 82]"
+    assert (
+        nr.machine_line({0: [(0, "MC", 1, 1, 7)], 1: [(0, "MC", 2, 2, 7)]}) == "newidle_ratio = 7"
+    )
+    assert nr.parse("Attaching 1 probe...\n") == {}
+
+
+@pytest.mark.skipif(not CAN_TRACE, reason="needs root, bpftrace and BTF")
+def test_newidle_ratio_reads_every_cpu_of_this_host_or_says_why_not() -> None:
+    done = tool("newidle_ratio", "--seconds", "0.3")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    if lines[0].startswith("newidle_ratio: no sched_domain.newidle_ratio read"):
+        pytest.skip("this kernel has no NI_RANDOM")
+    cpus = len(os.sched_getaffinity(0))
+    assert [line.split(":")[0] for line in lines[:cpus]] == [f"cpu {c}" for c in range(cpus)]
+    assert lines[cpus] == "[machine]"
+    rates = re.match(r"newidle_ratio = (\d+|\[[\d, ]+\])  #", lines[cpus + 1])
+    assert rates is not None
+    values = json.loads(rates.group(1))
+    for v in values if isinstance(values, list) else [values]:
+        assert 0 <= v
 
 
 def loop_result(*per_repetition: tuple[int, int]) -> dict[str, object]:

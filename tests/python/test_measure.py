@@ -593,6 +593,9 @@ def test_a_group_competes_with_the_tasks_outside_groups_as_in_the_model() -> Non
 def test_the_plan_carries_each_tasks_timer_slack_and_the_costs_a_scenario_sets() -> None:
     toml = textwrap.dedent("""\
         [machine]
+        cpus = 2
+        kernel = "6.19"
+        newidle_ratio = [66, 136]
         timer_slack = "20us"
         tick_irq = "5us"
         idle_exit_latency = "1us"
@@ -607,6 +610,9 @@ def test_the_plan_carries_each_tasks_timer_slack_and_the_costs_a_scenario_sets()
     assert [t["timer_slack"] for t in plan["tasks"]] == [20_000, 0]
     # idle_exit_latency is at its default: only tick_irq and sleep_cost differ.
     assert plan["machine"]["costs_set"] == ["tick_irq", "sleep_cost"]
+    assert plan["machine"]["newidle_ratio"] == [66, 136]
+    plain = json.loads(libsched._core.measure.scenario_plan('[[tasks]]\nname = "a"\n', "<t>")[0])
+    assert plain["machine"]["newidle_ratio"] is None
 
 
 def test_warns_that_the_hosts_own_costs_are_measured() -> None:
@@ -614,11 +620,16 @@ def test_warns_that_the_hosts_own_costs_are_measured() -> None:
     toml = (
         f'length = "0.1s"\n[machine]\ntopology = "host"\nkernel = "{SERIES}"\n'
         f'hz = {HOST.hz or 250}\ntick_irq = "5us"\nirq_time_accounting = {IRQ}\n'
-        f'nohz_idle = {NOHZ}\n[[tasks]]\nname = "a"\n'
+        f'nohz_idle = {NOHZ}\nnewidle_ratio = 100\n[[tasks]]\nname = "a"\n'
         'behaviour = { type = "periodic", run = "1ms", sleep = "9ms" }\n'
     )
-    with pytest.warns(libsched.ScenarioWarning, match=r"machine\.tick_irq: set in the scenario"):
+    with pytest.warns(libsched.ScenarioWarning) as caught:
         libsched.measure(Text(toml))
+    said = [str(w.message) for w in caught]
+    assert any(s.startswith("machine.tick_irq: set in the scenario") for s in said), said
+    assert any(
+        s.startswith("machine.newidle_ratio: set in the scenario; the host's CPUs") for s in said
+    ), said
 
 
 def test_warns_of_a_kernel_build_other_than_the_hosts() -> None:

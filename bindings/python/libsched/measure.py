@@ -144,6 +144,12 @@ def _check(plan: dict[str, Any], host: _host.Host) -> None:
         _warn("machine.preempt", f"{m['preempt']}, the host runs preempt={preempt}")
     for key in m["costs_set"]:
         _warn(f"machine.{key}", "set in the scenario; the host's own cost is what it measures")
+    if m["newidle_ratio"] is not None:
+        _warn(
+            "machine.newidle_ratio",
+            "set in the scenario; the host's CPUs start from their own NI_RANDOM state "
+            "(tools/host-measure/newidle_ratio.py reads it)",
+        )
     if plan["cgroups"]:
         if host.cgroup is None:
             raise MeasureError("cgroups", "the host has no cpu controller mounted")

@@ -225,8 +225,9 @@ class EntrySummary:
 @dataclass(frozen=True)
 class ModelProvenance:
     """The model's own settings: ``calc_delta``, ``resched_latency``, ``tick_irq``, the
-    first repetition's seed, and the cost of waking (``timer_slack``,
-    ``idle_exit_latency``, ``ipi_latency``, ``tick_latency``, ``sleep_cost``)."""
+    first repetition's seed, the cost of waking (``timer_slack``, ``idle_exit_latency``,
+    ``ipi_latency``, ``tick_latency``, ``sleep_cost``) and NI_RANDOM's starting rates
+    (``newidle_ratio``)."""
 
     calc_delta: str
     resched_latency: int
@@ -244,6 +245,9 @@ class ModelProvenance:
     # CPU time charged to a task for each of its sleeps (machine.sleep_cost), as
     # tick_latency: {"dist": "constant", "value": ns} or a uniform.
     sleep_cost: Optional[dict[str, Any]] = None
+    # NI_RANDOM's success rate out of 1024 each CPU started from (machine.newidle_ratio);
+    # None where the release has no NI_RANDOM or the machine one CPU.
+    newidle_ratio: Optional[list[int]] = None
 
 
 @dataclass(frozen=True)

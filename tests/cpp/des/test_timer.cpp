@@ -45,7 +45,7 @@ TEST_CASE("re-arming replaces the pending expiry") {
     CHECK(sim.events_processed() == 1); // the replaced expiries count for nothing
 }
 
-TEST_CASE("cancel takes back a pending expiry; after expiry it is a no-op") {
+TEST_CASE("cancel takes back a pending expiry, after expiry it is a no-op") {
     simulator sim;
     expiry_log l{{}, &sim};
     log_timer t(sim, 0, {&l, 0});

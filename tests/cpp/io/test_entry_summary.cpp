@@ -53,7 +53,7 @@ TEST_CASE("task rows: one per instance, ratios to the reference entry") {
     CHECK(*rows[0].ratio == Approx(0.35 / 0.30));
 }
 
-TEST_CASE("no reference, no ratios; a reference without time skips that repetition") {
+TEST_CASE("no reference, no ratios, a reference without time skips that repetition") {
     scenario sc = sample_run::scenario();
     sc.reference.clear();
     const auto plain = stats::summarize_entries(sample_run::result(), sc);

@@ -68,7 +68,7 @@ TEST_CASE("a repetition's ratio sums each group's getrusage, its jratio the wind
     CHECK_FALSE(none.jratio);
 }
 
-TEST_CASE("perf stat's counters are sums over the groups' tasks; CPUs utilized per wall time") {
+TEST_CASE("perf stat's counters are sums over the groups' tasks, CPUs utilized per wall time") {
     repetition_result rep;
     for (int i = 0; i < 2; ++i) {
         task_result t = task_of(i == 0 ? "a" : "b", 1, 0, 1);

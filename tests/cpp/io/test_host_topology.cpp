@@ -151,7 +151,7 @@ TEST_CASE("a 2-socket box: per-package sparse core_id, an L3 and a node per sock
     CHECK(t.of(3).core == 3); // package 1's core_id 4, machine-wide core 3
 }
 
-TEST_CASE("without node directories one node; without an L3 the L2 is the LLC") {
+TEST_CASE("without node directories one node, without an L3 the L2 is the LLC") {
     const fake_sysfs sys;
     sys.write("cpu/online", "0-1");
     for (int c = 0; c < 2; ++c) {

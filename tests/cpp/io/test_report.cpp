@@ -59,7 +59,7 @@ TEST_CASE("measured values add measured and error columns to entry rows") {
     CHECK_FALSE(contains(lines[4], "60.00")); // task rows have no measurement
 }
 
-TEST_CASE("large entries are not listed task by task; an empty run says so") {
+TEST_CASE("large entries are not listed task by task, an empty run says so") {
     scenario sc = sample_run::scenario();
     run_result r = sample_run::result();
     for (auto& rep : r.repetitions)

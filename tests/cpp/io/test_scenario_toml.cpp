@@ -598,7 +598,7 @@ TEST_CASE("the kernel may be given as uname -r prints it") {
     CHECK(kernel_of("6.8.0+").str() == "6.8");
 }
 
-TEST_CASE("a patch level is read and selects its rules; a bare series is its first release") {
+TEST_CASE("a patch level is read and selects its rules, a bare series is its first release") {
     // The patch level selects the backported rules (sched/stable_fix.hpp): 6.12.30 is
     // modelled as such, a bare 6.12 as 6.12.0 (`libsched features` says which fixes each
     // has); neither is a warning.
@@ -693,7 +693,7 @@ TEST_CASE("topology = \"host\" reads this machine when the file is loaded") {
     CHECK(sc.machine.cpus >= 1);
 }
 
-TEST_CASE("set_affinity and cpusets are read; their errors name the field") {
+TEST_CASE("set_affinity and cpusets are read, their errors name the field") {
     const scenario sc = parse_scenario(R"(
 [machine]
 cpus = 4
@@ -726,6 +726,29 @@ set_affinity = [{ at = "1s", cpus = [3] }]
                    "\"a\"\n") == "machine.cpusets.x");
     CHECK(field_of("[machine]\ncpus = 2\n[[tasks]]\nname = \"a\"\ncpuset = \"x\"\n") ==
           "tasks[0].cpuset");
+}
+
+TEST_CASE("machine.newidle_ratio: one rate or one per CPU, and errors that name the field") {
+    const auto ratio_of = [](const std::string& value) {
+        return parse_scenario("[machine]\ncpus = 2\nkernel = \"6.19\"\nnewidle_ratio = " + value +
+                                  "\n[[tasks]]\nname = \"a\"\n",
+                              "a.toml")
+            .machine.newidle_ratio;
+    };
+    CHECK(ratio_of("100") == std::vector<int>{100});
+    CHECK(ratio_of("[66, 136]") == std::vector<int>{66, 136});
+    const auto field_of = [&](const std::string& value) {
+        try {
+            ratio_of(value);
+        } catch (const scenario_error& e) {
+            return e.field();
+        }
+        return std::string{"accepted"};
+    };
+    CHECK(field_of("\"half\"") == "machine.newidle_ratio");
+    CHECK(field_of("[66, 0.5]") == "machine.newidle_ratio[1]");
+    CHECK(field_of("[66, 2000]") == "machine.newidle_ratio[1]");
+    CHECK(field_of("[66, 136, 1]") == "machine.newidle_ratio");
 }
 
 // Times a run's clock cannot reach without overflowing are errors naming the field, not

@@ -179,7 +179,7 @@ behaviour = { type = "steps", steps = [{ sem_wait = "never" }] }
     CHECK(contains(warnings[0], "tasks[0].behaviour.steps[0].sem_wait: no step posts semaphore"));
 }
 
-TEST_CASE("a pipe_read of a pipe nobody writes is a warning; a pipe is not a semaphore") {
+TEST_CASE("a pipe_read of a pipe nobody writes is a warning, a pipe is not a semaphore") {
     const auto warnings = validate(parse(R"(
 [[tasks]]
 name = "a"
@@ -307,7 +307,7 @@ behaviour = { type = "steps", steps = [{ sem_wait = "to_b" }, { run = "100us" }]
     CHECK(a.wakeup_latency.max() == m.resched_latency_ns);
 }
 
-TEST_CASE("a resume to a task not suspended is lost; one to a suspended task wakes it") {
+TEST_CASE("a resume to a task not suspended is lost, one to a suspended task wakes it") {
     // a resumes b at `at` of CPU time on CPU 0; b on CPU 1 runs 5 ms, then suspends.
     const auto run = [](const std::string& at) {
         return run_one(parse(R"(

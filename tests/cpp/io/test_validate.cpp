@@ -222,6 +222,46 @@ TEST_CASE("features: unknown names and absent features") {
           }).reason.find("same feature") != std::string::npos);
 }
 
+TEST_CASE("newidle_ratio: rates out of 1024, one or one per CPU, warned where inert") {
+    const auto on_two = [](std::vector<int> r, kernel_version k = {6, 19}) {
+        return [r = std::move(r), k](scenario& s) {
+            s.machine.cpus = 2;
+            s.machine.kernel = k;
+            s.machine.newidle_ratio = r;
+        };
+    };
+    CHECK(warnings_of(on_two({100})).empty());
+    CHECK(warnings_of(on_two({0, 1024})).empty());
+    CHECK(warnings_of(on_two({66, 136}, {6, 18, 5})).empty());
+
+    const auto high = rejected(on_two({1025}));
+    CHECK(high.field == "machine.newidle_ratio");
+    CHECK(high.reason == "1025 is outside [0, 1024] (a success rate out of 1024)");
+    CHECK(rejected(on_two({10, -1})).field == "machine.newidle_ratio[1]");
+    const auto count = rejected(on_two({1, 2, 3}));
+    CHECK(count.field == "machine.newidle_ratio");
+    CHECK(count.reason == "3 values for 2 CPUs (give one for every CPU, or one value)");
+
+    // 6.18.4 is before the backport: nothing to start.
+    const auto before = warnings_of(on_two({100}, {6, 18, 4}));
+    REQUIRE(before.size() == 1);
+    CHECK(before[0].rfind("machine.newidle_ratio: has no effect: NI_RANDOM is not in kernel "
+                          "6.18.4",
+                          0) == 0);
+    const auto one_cpu = warnings_of([](scenario& s) {
+        s.machine.kernel = {6, 19};
+        s.machine.newidle_ratio = {100};
+    });
+    REQUIRE(one_cpu.size() == 1);
+    CHECK(one_cpu[0] == "machine.newidle_ratio: has no effect: one CPU has no sched domains");
+    const auto off = warnings_of([&](scenario& s) {
+        on_two({100})(s);
+        s.machine.features["NI_RANDOM"] = false;
+    });
+    REQUIRE(off.size() == 1);
+    CHECK(off[0] == "machine.newidle_ratio: has no effect with machine.features.NI_RANDOM off");
+}
+
 TEST_CASE("reschedule latency and tick interrupt fit within one tick") {
     CHECK(rejected([](scenario& s) { s.machine.resched_latency_ns = -1; }).field ==
           "machine.resched_latency");

@@ -145,7 +145,7 @@ TEST_CASE("a change that keeps the task's CPU allowed moves nothing") {
     CHECK(r.cpus[1].busy == 0);
 }
 
-TEST_CASE("a cpuset bounds wakeup placement and balancing; affinity is cut to it") {
+TEST_CASE("a cpuset bounds wakeup placement and balancing, affinity is cut to it") {
     for (const kernel_version k : versions) {
         INFO(k.str());
         scenario sc;

@@ -511,7 +511,7 @@ TEST_CASE("a throttled queue's PELT clock stands still: a capped burner's util n
     }
 }
 
-TEST_CASE("6.18: a throttle parks no task; each is parked when picked, all come back after") {
+TEST_CASE("6.18: a throttle parks no task, each is parked when picked, all come back after") {
     const throttle_walk w = walk_throttles(three_limited_and_a_free_one({6, 18}));
     // 1 s of 100 ms periods, throttled in each after 20 ms of g's time.
     CHECK(w.throttles >= 8);

@@ -1903,43 +1903,49 @@ TEST_CASE("RT_PUSH_IPI: a pull that takes the waiting task allowed here, or a pu
 // idle throws a 1024-sided die and balances only if it shows at most 1 + the level's
 // success ratio. Two burners pinned to CPU 0 keep the machine overloaded, and a task pinned
 // to CPU 1 sleeps every millisecond, so CPU 1 tries to pull at each sleep and never can.
-// Every try counts as a failure: the ratio starts at 512 and halves every 512 tries
+// Every try counts as a failure: the ratio starts at 512 (or machine.newidle_ratio, with
+// half as many successes as sd_init()'s 512 calls) and halves every 512 tries
 // (update_newidle_stats(): at 1024 calls ratio = successes, both counts halve) down to 0,
 // so try i balances with probability (ratio + 2) / 1024. The passes skipped are CPU 1's
 // load_balance() passes without the feature less those with it: its ticks' own passes are
 // the same in both runs, as every pass fails alike.
-const bool cov_ni_random = covers("ni_random", {"ni_random"}, having(feature::ni_random));
+const bool cov_ni_random =
+    covers("ni_random", {"ni_random", "newidle_ratio"}, having(feature::ni_random));
 TEST_CASE("NI_RANDOM: newidle balance runs in proportion to its success") {
     for (const kernel_version k : having(feature::ni_random)) {
-        INFO(k.str());
-        scenario sc = machine(k, 250);
-        sc.machine.cpus = 2;
-        sc.machine.nohz_idle = false;
-        sc.length = 8'000 * ms;
-        task_spec b = burner("b", 0, 2);
-        b.affinity = {0};
-        task_spec p = periodic("p", 100 * us, 900 * us);
-        p.affinity = {1};
-        sc.tasks = {b, p};
-        const repetition_result on = run_one(with_feature(sc, "ni_random", true));
-        const repetition_result off = run_one(with_feature(sc, "ni_random", false));
-        const std::uint64_t tries = find(on, "p").nvcsw;
-        REQUIRE(find(off, "p").nvcsw == tries);
-        REQUIRE(tries > 6'000);
-        const std::uint64_t skipped = off.cpus[1].balance.lb_count - on.cpus[1].balance.lb_count;
-        const double balanced = static_cast<double>(tries - skipped);
-        double mean = 0, variance = 0;
-        unsigned ratio = 512;
-        for (std::uint64_t i = 0; i < tries; ++i) {
-            if (i > 0 && i % 512 == 0)
-                ratio /= 2;
-            const double q = std::min(1.0, (ratio + 2) / 1024.0);
-            mean += q;
-            variance += q * (1 - q);
+        for (const std::vector<int>& start : {std::vector<int>{}, std::vector<int>{1024, 40}}) {
+            INFO(k.str() << ", CPU 1 starting at " << (start.empty() ? 512 : start[1]));
+            scenario sc = machine(k, 250);
+            sc.machine.cpus = 2;
+            sc.machine.nohz_idle = false;
+            sc.machine.newidle_ratio = start;
+            sc.length = 8'000 * ms;
+            task_spec b = burner("b", 0, 2);
+            b.affinity = {0};
+            task_spec p = periodic("p", 100 * us, 900 * us);
+            p.affinity = {1};
+            sc.tasks = {b, p};
+            const repetition_result on = run_one(with_feature(sc, "ni_random", true));
+            const repetition_result off = run_one(with_feature(sc, "ni_random", false));
+            const std::uint64_t tries = find(on, "p").nvcsw;
+            REQUIRE(find(off, "p").nvcsw == tries);
+            REQUIRE(tries > 6'000);
+            const std::uint64_t skipped =
+                off.cpus[1].balance.lb_count - on.cpus[1].balance.lb_count;
+            const double balanced = static_cast<double>(tries - skipped);
+            double mean = 0, variance = 0;
+            unsigned ratio = start.empty() ? 512 : static_cast<unsigned>(start[1]);
+            for (std::uint64_t i = 0; i < tries; ++i) {
+                if (i > 0 && i % 512 == 0)
+                    ratio /= 2;
+                const double q = std::min(1.0, (ratio + 2) / 1024.0);
+                mean += q;
+                variance += q * (1 - q);
+            }
+            INFO("balanced " << balanced << ", expected " << mean << " +- " << std::sqrt(variance));
+            CHECK(std::abs(balanced - mean) < 5 * std::sqrt(variance));
+            CHECK(find(on, "b.0").nr_migrations == 0);
         }
-        INFO("balanced " << balanced << ", expected " << mean << " +- " << std::sqrt(variance));
-        CHECK(std::abs(balanced - mean) < 5 * std::sqrt(variance));
-        CHECK(find(on, "b.0").nr_migrations == 0);
     }
 }
 
@@ -1974,7 +1980,8 @@ TEST_CASE("every feature and every machine override has a conformance test") {
                                   cgroup_version, autogroup, shares_to_weight,
                                   cfs_bandwidth_slice_ns, smt_throughput, sched_rt_runtime,
                                   sched_rt_period, sched_rr_timeslice, rt_group_sched,
-                                  fair_server_runtime, fair_server_period] = machine_spec{};
+                                  fair_server_runtime, fair_server_period, newidle_ratio] =
+        machine_spec{};
     struct override_field {
         const char* name;
         std::vector<kernel_version> releases; // where it applies
@@ -2007,6 +2014,7 @@ TEST_CASE("every feature and every machine override has a conformance test") {
         {"fair_server_period", from({6, 12})},
         {"autogroup", sampled},
         {"cfs_bandwidth_slice_ns", bandwidth_releases()},
+        {"newidle_ratio", having(feature::ni_random)},
     };
     for (const override_field& o : overrides)
         for (const kernel_version v : o.releases) {

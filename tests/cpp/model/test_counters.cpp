@@ -107,7 +107,7 @@ TEST_CASE("perf stat's totals are the sums of the per-task counters") {
     }
 }
 
-TEST_CASE("3 burners on 2 CPUs keep the load balancer busy; 1 CPU has no balancer") {
+TEST_CASE("3 burners on 2 CPUs keep the load balancer busy, 1 CPU has no balancer") {
     for (const kernel_version k : all_versions) {
         INFO(k.str());
         const repetition_result two = run_one(burners(k, 2, 3));

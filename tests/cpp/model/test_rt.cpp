@@ -119,7 +119,7 @@ TEST_CASE("sched_rt_runtime unlimited starves the fair task before 6.12") {
     CHECK(fair_runtime(sc) < 1 * ms);
 }
 
-TEST_CASE("6.12+: no RT throttling without rt_group_sched; the fair server gives 50 ms per 1 s") {
+TEST_CASE("6.12+: no RT throttling without rt_group_sched, the fair server gives 50 ms per 1 s") {
     for (const kernel_version k : {kernel_version{6, 12}, kernel_version{6, 18}}) {
         INFO(k.str());
         scenario sc = fifo_beside_fair(k);

@@ -38,7 +38,7 @@ double ratio(const task_result& t) {
 
 } // namespace
 
-TEST_CASE("two siblings both busy do the factor's work; a thread alone does full work") {
+TEST_CASE("two siblings both busy do the factor's work, a thread alone does full work") {
     const repetition_result both = run_one(on(symmetric_topology(1, 1, 2), {0, 1}));
     for (const task_result& t : both.tasks) {
         CHECK(t.sum_exec_runtime > 2 * nsec_per_sec); // the CPU time is the kernel's, in full
@@ -65,7 +65,7 @@ TEST_CASE("a sibling that runs part of the time lowers work only while it runs")
     CHECK(*b0.work_ns == Approx(expected).epsilon(1e-6));
 }
 
-TEST_CASE("without the model there is no work figure; a bad factor is an error") {
+TEST_CASE("without the model there is no work figure, a bad factor is an error") {
     scenario sc = on(symmetric_topology(1, 1, 2), {0, 1});
     sc.machine.smt_throughput.reset();
     CHECK_FALSE(run_one(sc).tasks[0].work_ns.has_value());

@@ -53,7 +53,7 @@ TEST_CASE("the class order: stop > deadline > RT > fair > idle") {
     CHECK(sched_class_rank::stop < sched_class_rank::deadline);
 }
 
-TEST_CASE("an idle CPU runs its idle task; a forked task takes over at the reschedule") {
+TEST_CASE("an idle CPU runs its idle task, a forked task takes over at the reschedule") {
     machine m({6, 12});
     const rq& r = m.c.cpu_rq(0);
     CHECK(r.curr == &r.idle);
@@ -173,7 +173,7 @@ TEST_CASE("try_to_wake_up moves a task whose CPU it may no longer use, as a migr
         vtime_before(t.se.vruntime, m.c.cpu_rq(1).cfs.min_vruntime - static_cast<u64>(12 * ms)));
 }
 
-TEST_CASE("renice before 5.6 reschedules even a lone task; prio_changed_fair does not") {
+TEST_CASE("renice before 5.6 reschedules even a lone task, prio_changed_fair does not") {
     for (const auto& [v, resched] :
          {std::pair{kernel_version{5, 4}, true}, std::pair{kernel_version{5, 15}, false}}) {
         INFO(v.str());
@@ -278,7 +278,7 @@ TEST_CASE("a sync wakeup stacks the wakee on the waker's CPU when only the waker
     }
 }
 
-TEST_CASE("from aa3ee4f0b754 (6.16; 6.12.37, 6.15.6) the sync test does not count delayed tasks") {
+TEST_CASE("from aa3ee4f0b754 (6.16, 6.12.37, 6.15.6) the sync test does not count delayed tasks") {
     // The waker's CPU also queues a delayed task: nr_running 2. Without the fix the sync
     // test fails and wake_affine_weight() (this CPU's load less the waker's still holds the
     // delayed task's) keeps prev.

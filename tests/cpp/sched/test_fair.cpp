@@ -333,7 +333,7 @@ TEST_CASE("prio_changed_fair: a lone task's renice asks for nothing") {
     CHECK_FALSE(cpu.r.need_resched);
 }
 
-TEST_CASE("reweighting a queued entity keeps its lag in service terms (6.7+); 6.6 keeps vruntime") {
+TEST_CASE("reweighting a queued entity keeps its lag in service terms (6.7+), 6.6 keeps vruntime") {
     // Three nice-0 tasks; the first runs 3 ms so the other two have positive lag. Then one
     // of the waiting ones goes from weight 1024 to 335 (nice 5) while queued, as a group
     // entity does when its share changes.
@@ -875,7 +875,7 @@ TEST_CASE("sched_yield() of a task alone on its CPU changes nothing") {
     }
 }
 
-TEST_CASE("EEVDF sched_yield(): the deadline moves a slice on; from 79104becf42b an eligible "
+TEST_CASE("EEVDF sched_yield(): the deadline moves a slice on, from 79104becf42b an eligible "
           "task forfeits the rest of its slice instead, an ineligible one keeps everything") {
     // yield_task_fair() after update_curr(): 6.6-6.18 deadline += calc_delta_fair(slice);
     // 6.19 and the stable updates 6.12.63, 6.17.13 and 6.18.2, only if entity_eligible(),

@@ -341,7 +341,7 @@ TEST_CASE("a queued task moved by the balancer is detached and attached at once"
     CHECK(moved_load >= 1000);
 }
 
-TEST_CASE("util_est: a sleep samples util_avg; a rise is taken at once, a fall by a quarter") {
+TEST_CASE("util_est: a sleep samples util_avg, a rise is taken at once, a fall by a quarter") {
     for (kernel_version v : {kernel_version{6, 6}, kernel_version{6, 12}}) {
         fair_cpus m(v);
         task t;

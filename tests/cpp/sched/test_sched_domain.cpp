@@ -231,7 +231,7 @@ TEST_CASE("8 cores x 2 threads: SMT, then MC whose groups are the cores") {
     }
 }
 
-TEST_CASE("2 sockets x 32 cores x 2 threads: SMT, MC, NUMA; the package level is pruned") {
+TEST_CASE("2 sockets x 32 cores x 2 threads: SMT, MC, NUMA, the package level is pruned") {
     const cpu_topology t = preset("2s32c2t");
     REQUIRE(t.nr_cpus() == 128);
     REQUIRE(t.nr_nodes() == 2);

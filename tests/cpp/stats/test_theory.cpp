@@ -332,7 +332,7 @@ name = "fair"
     }
 }
 
-TEST_CASE("RT priorities are strict; equal ones share") {
+TEST_CASE("RT priorities are strict, equal ones share") {
     const auto r = theory_of(R"(
 [machine]
 cpus = 2

@@ -8,6 +8,7 @@ from __future__ import annotations
 import collections
 import functools
 import json
+import operator
 import statistics
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
@@ -994,6 +995,57 @@ def newidle_host(*names: str) -> tuple[str, ...]:
         f"{entry('b', 'share', 100):.1f} / {entry('p', 'share', 100):.1f}",
         f"{median_of(moves):.0f} ({min(moves)}–{max(moves)})",
         f"{entry('b', 'window_nivcsw', 0.1):.1f} / {entry('p', 'window_nivcsw', 0.1):.1f}",
+    )
+
+
+def newidle_rates(name: str) -> list[tuple[tuple[int, ...], float, bool]]:
+    """Per repetition of a measurement with NI_RANDOM's rates read between repetitions
+    (provenance.newidle_ratio): the rates (CPU 0, 1) at its start, its idle time (ms, both
+    CPUs) and whether the rates still stood at the next reading."""
+    doc = host_document(f"examples/measure/data/{name}")
+    read = doc["provenance"]["newidle_ratio"]
+    starts = [tuple(r) for r in read["before"]]
+    ends = [*starts[1:], tuple(read["after"])]
+    return [
+        (start, sum(cpu["window_idle"] for cpu in r["cpus"]) / 1e6, start == end)
+        for start, end, r in zip(starts, ends, doc["repetitions"])
+    ]
+
+
+def idle_from(rates: Sequence[tuple[int, ...]]) -> list[float]:
+    """The model's idle times (ms, both CPUs) of newidle.toml's nine repetitions started from
+    each of ``rates``, pooled."""
+    return [
+        sum(cpu["window_idle"] for cpu in r["cpus"]) / 1e6
+        for start in rates
+        for r in comparison(NEWIDLE, {"machine.newidle_ratio": list(start)}).result["repetitions"]
+    ]
+
+
+def spread(values: Sequence[float]) -> str:
+    return f"{median_of(values):.0f} ({min(values):.0f}–{max(values):.0f})"
+
+
+def newidle_rates_table(_: libsched.Comparison) -> tuple[Any, ...]:
+    """The rows of the NI_RANDOM table: rates 0 / 0 (the first repetition after they were
+    driven down), 1024 / 1024 (the repetitions they stood through) and those near 300 (every
+    repetition); the host's idle times, and the model's from the same starting rates (nine
+    repetitions each, pooled over the host's repetitions)."""
+    low = newidle_rates("host-6.18-newidle-rates-0.json")
+    mid = newidle_rates("host-6.18-newidle-rates.json")
+    full = [(s, idle) for s, idle, held in low if held and s == (1024, 1024)]
+    rates = sorted({v for s, _, _ in mid for v in s})
+    return (
+        f"{low[0][1]:.0f}",
+        spread(idle_from([low[0][0]])),
+        len(full),
+        spread([idle for _, idle in full]),
+        spread(idle_from([(1024, 1024)])),
+        rates[0],
+        rates[-1],
+        len(mid),
+        spread([idle for _, idle, _ in mid]),
+        spread(idle_from([s for s, _, _ in mid])),
     )
 
 
@@ -2127,6 +2179,26 @@ FIGURES = [
             *newidle_host("host-6.18-newidle-root.json"),
             *newidle_host("host-6.18-newidle-1.json", "host-6.18-newidle-2.json"),
             *newidle_table(c),
+        ),
+    ),
+    Figure(
+        DOC,
+        "| 0 / 0 (the first repetition; CPU 1's rose to 1024 during it) | {} | {} |"
+        "\n| 1024 / 1024 (the {} repetitions they stood through) | {} | {} |"
+        "\n| {} to {} (all {}) | {} | {} |",
+        NEWIDLE,
+        newidle_rates_table,
+    ),
+    Figure(
+        DOC,
+        "the host idled {0}, {1} and {2} ms in 10 s (medians) from rates of 0, 1024 and about "
+        "300, the model from the same rates (`machine.newidle_ratio`) {3}, {4} and {5}; from "
+        "`sd_init()`'s 512, {6:.0f} against the host's {7} at rates not read",
+        NEWIDLE,
+        lambda c: (
+            *(t.split()[0] for t in operator.itemgetter(0, 3, 8, 1, 4, 9)(newidle_rates_table(c))),
+            newidle_column(c)[0],
+            newidle_host("host-6.18-newidle-root.json")[0].split()[0],
         ),
     ),
     # A renice of a queued task on the 6.18 host.

@@ -133,6 +133,8 @@ inline nlohmann::json provenance_json(const provenance& p) {
             {"sleep_cost", distribution_json(m->sleep_cost)},
             {"seed", m->seed},
             {"smt_throughput", optional_json(m->smt_throughput)},
+            {"newidle_ratio",
+             m->newidle_ratio.empty() ? nlohmann::json(nullptr) : nlohmann::json(m->newidle_ratio)},
         };
     return j;
 }

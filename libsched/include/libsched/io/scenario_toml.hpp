@@ -533,6 +533,16 @@ inline machine_spec read_machine(const toml::node& n, const std::string& field, 
                      {"linear", shares_to_weight_formula::linear},
                      {"systemd", shares_to_weight_formula::systemd}}));
     t.take_into("cfs_bandwidth_slice", m.cfs_bandwidth_slice_ns, read_duration);
+    if (const toml::node* r = t.take("newidle_ratio"))
+        log.attempt([&] {
+            const std::string path = t.field("newidle_ratio");
+            if (!r->is_array())
+                m.newidle_ratio.push_back(read_int(*r, path));
+            else
+                for_each_element(*r, path, log, [&](const toml::node& e, const std::string& f) {
+                    m.newidle_ratio.push_back(read_int(e, f));
+                });
+        });
     if (const toml::node* f = t.take("features"))
         log.attempt([&] {
             const std::string path = t.field("features");

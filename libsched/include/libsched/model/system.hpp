@@ -36,6 +36,8 @@ public:
                 topology_of(sc_.machine), *this, std::move(trace)),
           observer_(sim_, core_, sc_),
           workload_(sim_, core_, observer_, sc_.machine.timer_slack_ns, sc_.machine.sleep_cost) {
+        for (int c = 0; !sc_.machine.newidle_ratio.empty() && c < core_.nr_cpus(); ++c)
+            core_.set_newidle_ratio(c, static_cast<unsigned>(newidle_ratio_of(sc_.machine, c)));
         create_tasks();
         core_.start();
     }

@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace libsched {
 
@@ -28,6 +29,9 @@ struct model_settings {
     distribution sleep_cost{};
     std::uint64_t seed = 0;               // of the first repetition; repetition i uses seed + i
     std::optional<double> smt_throughput; // the assumed SMT throughput, if modelled
+    // NI_RANDOM's starting success rate per CPU (machine.newidle_ratio, else sd_init()'s
+    // 512); empty where the release has no NI_RANDOM or the machine one CPU.
+    std::vector<int> newidle_ratio;
 };
 
 struct provenance {
@@ -72,10 +76,20 @@ inline provenance simulated_provenance(const scenario& sc, const fair_params& pa
     p.irq_time_accounting = m.irq_time_accounting;
     p.nohz_idle = m.nohz_idle;
     p.preempt = effective_preempt(m);
-    p.model = model_settings{params.delta_mode, m.resched_latency_ns,   m.tick_irq_ns,
-                             m.timer_slack_ns,  m.idle_exit_latency_ns, m.ipi_latency_ns,
-                             m.tick_latency,    m.sleep_cost,           seed,
-                             m.smt_throughput};
+    p.model = model_settings{params.delta_mode,
+                             m.resched_latency_ns,
+                             m.tick_irq_ns,
+                             m.timer_slack_ns,
+                             m.idle_exit_latency_ns,
+                             m.ipi_latency_ns,
+                             m.tick_latency,
+                             m.sleep_cost,
+                             seed,
+                             m.smt_throughput,
+                             {}};
+    if (m.cpus > 1 && feature_exists(feature::ni_random, m.kernel))
+        for (int c = 0; c < m.cpus; ++c)
+            p.model->newidle_ratio.push_back(newidle_ratio_of(m, c));
     return p;
 }
 

@@ -249,7 +249,18 @@ struct machine_spec {
     bool rt_group_sched = false;
     std::optional<duration> fair_server_runtime;
     std::optional<duration> fair_server_period;
+    // NI_RANDOM (6.19, 6.18.5): the success rate out of 1024 each CPU's sched domains start
+    // from (sd->newidle_ratio), one value for every CPU or one per CPU. Empty: sd_init()'s
+    // prior of 512. A host's rate reflects its history since boot and moves only every 512
+    // newly idle passes, so a run shorter than that keeps the rate it starts with.
+    std::vector<int> newidle_ratio;
 };
+
+// The NI_RANDOM rate cpu's sched domains start from: machine.newidle_ratio's, else sd_init()'s.
+inline int newidle_ratio_of(const machine_spec& m, int cpu) {
+    const std::vector<int>& r = m.newidle_ratio;
+    return r.empty() ? 512 : r.size() == 1 ? r.front() : r[static_cast<std::size_t>(cpu)];
+}
 
 // The preemption model the machine runs: the one set, else the release's default.
 inline preempt_mode effective_preempt(const machine_spec& m) {

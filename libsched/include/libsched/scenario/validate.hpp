@@ -147,6 +147,36 @@ inline void check_features(const machine_spec& m, const valid_bases& b, validati
     }
 }
 
+// machine.newidle_ratio: rates out of 1024, one or one per CPU; without NI_RANDOM (or
+// domains) it has nothing to set.
+inline void check_newidle_ratio(const machine_spec& m, const valid_bases& b, validation& v) {
+    const std::vector<int>& r = m.newidle_ratio;
+    if (r.empty())
+        return;
+    const std::string field = "machine.newidle_ratio";
+    if (r.size() != 1 && b.cpus && r.size() != static_cast<std::size_t>(m.cpus))
+        reject(v, field,
+               std::to_string(r.size()) + " values for " + count_text(m.cpus, "CPU") +
+                   " (give one for every CPU, or one value)");
+    for (std::size_t i = 0; i < r.size(); ++i)
+        if (r[i] < 0 || r[i] > 1024)
+            reject(v, r.size() == 1 ? field : field + "[" + std::to_string(i) + "]",
+                   std::to_string(r[i]) + " is outside [0, 1024] (a success rate out of 1024)");
+    if (!b.kernel)
+        return;
+    const feature_info& fi = info(feature::ni_random);
+    if (!feature_exists(feature::ni_random, m.kernel))
+        warn(v, field,
+             "has no effect: " + std::string{fi.kernel_name} + " is not in kernel " +
+                 m.kernel.str() + " (only in " + feature_releases(fi) + ")");
+    else if (b.cpus && m.cpus == 1)
+        warn(v, field, "has no effect: one CPU has no sched domains");
+    else
+        for (const auto& [name, on] : m.features)
+            if (!on && feature_by_name(name) == feature::ni_random)
+                warn(v, field, "has no effect with machine.features." + name + " off");
+}
+
 // A topology gives the CPU count; cpus, if set apart from it, must agree.
 inline void check_topology_of(const machine_spec& m, validation& v) {
     const std::vector<std::string> problems = check_topology(*m.topology);
@@ -192,6 +222,7 @@ inline void check_machine(const machine_spec& m, const valid_bases& b, validatio
         reject(v, "machine.kernel", *e);
     check_tunable_overrides(m, v);
     check_features(m, b, v);
+    check_newidle_ratio(m, b, v);
     if (m.preempt == preempt_mode::lazy && b.kernel && m.kernel < kernel_version{6, 13})
         reject(v, "machine.preempt",
                "the lazy preemption model exists from 6.13 (7c70cb94d29c); the machine runs " +

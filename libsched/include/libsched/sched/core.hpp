@@ -130,6 +130,11 @@ public:
     const fair_server* dl_servers() const { return server_.get(); }
     // The load balancer (nullptr on one CPU): its domains and counters.
     const load_balancer* balancer() const { return lb_.get(); }
+    // machine.newidle_ratio: where NI_RANDOM's success rate of cpu starts.
+    void set_newidle_ratio(int cpu, unsigned ratio) {
+        if (lb_)
+            lb_->set_newidle_ratio(cpu, ratio);
+    }
 
     // The root task group (root_task_group): the CPUs' own queues.
     task_group& root_task_group() { return *groups_.front(); }

@@ -51,6 +51,15 @@ public:
     load_balancer& operator=(const load_balancer&) = delete;
 
     int nr_cpus() const { return static_cast<int>(rqs_.size()); }
+    // The NI_RANDOM state every domain of cpu starts from: ratio, with sd_init()'s 512 passes
+    // and the successes in that proportion.
+    void set_newidle_ratio(int cpu, unsigned ratio) {
+        for (const auto& sd : sd_.chain(cpu)) {
+            sd->newidle_call = 512;
+            sd->newidle_success = ratio / 2;
+            sd->newidle_ratio = ratio;
+        }
+    }
     sched_domains& domains() { return sd_; }
     const sched_domains& domains() const { return sd_; }
     const balance_counters& counters(int cpu) const {
