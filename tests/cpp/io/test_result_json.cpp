@@ -89,6 +89,20 @@ TEST_CASE("the provenance names the model, its release and every parameter in ef
     CHECK(p["model"]["seed"] == 41);
     CHECK(p["model"]["tick_latency"] ==
           nlohmann::json{{"dist", "uniform"}, {"low", 10'000}, {"high", 30'000}});
+    CHECK(p["model"]["newidle_ratio"].is_null()); // 6.8 has no NI_RANDOM
+
+    // NI_RANDOM's starting rate of each CPU: sd_init()'s 512, or the scenario's.
+    scenario two = sc;
+    two.machine.cpus = 2;
+    two.machine.kernel = {6, 19};
+    const auto rates = [&](std::vector<int> set) {
+        two.machine.newidle_ratio = std::move(set);
+        r.provenance = simulated_provenance(two, make_fair_params(two.machine), 41);
+        return to_json(r, two)["provenance"]["model"]["newidle_ratio"];
+    };
+    CHECK(rates({}) == nlohmann::json{512, 512});
+    CHECK(rates({30}) == nlohmann::json{30, 30});
+    CHECK(rates({0, 1024}) == nlohmann::json{0, 1024});
 
     sc.machine.kernel = {5, 15};
     r.provenance = simulated_provenance(sc, make_fair_params(sc.machine), 41);

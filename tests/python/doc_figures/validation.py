@@ -2191,8 +2191,9 @@ FIGURES = [
     ),
     Figure(
         DOC,
-        "the host idled {0}, {1} and {2} ms in 10 s (medians) from rates of 0, 1024 and about "
-        "300, the model from the same rates (`machine.newidle_ratio`) {3}, {4} and {5}; from "
+        "the host idled {0} ms in 10 s from rates of 0 (one repetition), {1} and {2} (medians) "
+        "from 1024 and about 300, the model from the same rates (`machine.newidle_ratio`) {3}, "
+        "{4} and {5}; from "
         "`sd_init()`'s 512, {6:.0f} against the host's {7} at rates not read",
         NEWIDLE,
         lambda c: (
@@ -2200,6 +2201,12 @@ FIGURES = [
             newidle_column(c)[0],
             newidle_host("host-6.18-newidle-root.json")[0].split()[0],
         ),
+    ),
+    Figure(
+        DOC,
+        "(one repetition), {1} against {0} ms at 1024, and about twice as long",
+        NEWIDLE,
+        lambda c: tuple(newidle_rates_table(c)[i].split()[0] for i in (3, 4)),
     ),
     # A renice of a queued task on the 6.18 host.
     Figure(
