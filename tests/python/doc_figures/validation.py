@@ -930,6 +930,12 @@ RENICE_QUEUED = "examples/scenarios/renice-queued.toml"
 ONE_SESSION = {"tasks.a.session": "s", "tasks.b.session": "s"}
 
 
+def host_entry(name: str, entry: str) -> dict[str, Any]:
+    """The summary of ``entry`` in the measurement ``name`` of examples/measure/data."""
+    doc = host_document(f"examples/measure/data/{name}")
+    return next(s for s in doc["summary"] if s["entry"] == entry)
+
+
 def host_preempted(name: str) -> str:
     """The host's "a / b" preemptions a second, medians, from a renice-queued measurement."""
     doc = host_document(f"examples/measure/data/{name}")
@@ -2238,6 +2244,16 @@ FIGURES = [
         "\n| the three sleepers: preempted a second | 89.4 | {:.1f} | {:.1f} |",
         DELAYED_SLEEPERS,
         delayed_sleepers_table,
+    ),
+    Figure(
+        DOC,
+        "the medians were {:.2f} % and {:.1f} for the burner and {:.1f} for the sleepers.",
+        DELAYED_SLEEPERS,
+        lambda _: (
+            100 * host_entry("host-6.18-delayed-sleepers-root.json", "b")["share"],
+            host_entry("host-6.18-delayed-sleepers-root.json", "b")["nivcsw_per_s"],
+            host_entry("host-6.18-delayed-sleepers-root.json", "p")["nivcsw_per_s"],
+        ),
     ),
     # RT tasks on two CPUs on the 6.18 host.
     Figure(
