@@ -77,11 +77,12 @@ def machine_line(cpus: dict[int, list[tuple[int, str, int, int, int]]]) -> str:
     return f"newidle_ratio = {value}"
 
 
-def sleeper(cpu: int, seconds: float) -> None:
+def sleeper(cpu: int, seconds: float, period: float = 0.001) -> None:
+    """The forked child: on cpu, sleep `period` at a time for `seconds`, then exit."""
     os.sched_setaffinity(0, {cpu})
     end = time.monotonic() + seconds
     while time.monotonic() < end:
-        time.sleep(0.001)
+        time.sleep(period)
     os._exit(0)
 
 
@@ -95,11 +96,7 @@ def lower(seconds: float) -> None:
             children += [bpftrace_run.fork_spinner(busy), bpftrace_run.fork_spinner(busy)]
             pid = os.fork()
             if pid == 0:
-                os.sched_setaffinity(0, {cpu})
-                end = time.monotonic() + seconds
-                while time.monotonic() < end:
-                    time.sleep(0.0005)
-                os._exit(0)
+                sleeper(cpu, seconds, period=0.0005)
             os.waitpid(pid, 0)
             bpftrace_run.reap(children)
     finally:

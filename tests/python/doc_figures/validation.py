@@ -1033,6 +1033,11 @@ def spread(values: Sequence[float]) -> str:
 
 
 def newidle_rates_table(_: libsched.Comparison) -> tuple[Any, ...]:
+    return _newidle_rates_rows()
+
+
+@functools.cache
+def _newidle_rates_rows() -> tuple[Any, ...]:
     """The rows of the NI_RANDOM table: rates 0 / 0 (the first repetition after they were
     driven down), 1024 / 1024 (the repetitions they stood through) and those near 300 (every
     repetition); the host's idle times, and the model's from the same starting rates (nine
